@@ -1,0 +1,88 @@
+# crt: a runc-compatible OCI runtime.  `make` builds ./crt.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+PKGS := libseccomp libcap yajl mount
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
+	-fno-strict-aliasing -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+CPPFLAGS += -Iinclude $(PKG_CFLAGS) -DCRT_VERSION='"$(VERSION)"' -DCRT_COMMIT='"$(COMMIT)"'
+LDLIBS += $(PKG_LIBS)
+
+SRCS := $(sort $(wildcard src/*/*.c))
+MAIN := src/cli/main.c
+LIB_SRCS := $(filter-out $(MAIN),$(SRCS))
+OBJS := $(SRCS:%.c=build/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
+ASAN_OBJS := $(LIB_SRCS:%.c=build-asan/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
+UNIT_ASAN := $(UNIT_SRCS:tests/unit/%.c=build-asan/tests/%)
+ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all clean install check unit unit-asan integration deps demo conformance bench fuzz
+all: crt
+
+crt: $(OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/%.o: %.c $(wildcard include/crt/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build-asan/%.o: %.c $(wildcard include/crt/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN) -c -o $@ $<
+
+build/libcrt.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+build-asan/libcrt.a: $(ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+build/tests/%: tests/unit/%.c build/libcrt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-field-initializers -o $@ $< build/libcrt.a $(LDLIBS) -lcmocka
+
+build-asan/tests/%: tests/unit/%.c build-asan/libcrt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN) -Wno-missing-field-initializers -o $@ $< build-asan/libcrt.a $(LDLIBS) -lcmocka
+
+unit: $(UNIT_BINS)
+	@bash tests/run-unit.sh $(UNIT_BINS)
+
+unit-asan: $(UNIT_ASAN)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 bash tests/run-unit.sh $(UNIT_ASAN)
+
+integration: crt
+	@bash tests/integration/run.sh
+
+# The whole suite: unit tests (plain and ASan/UBSan) and real containers.
+check: crt $(UNIT_BINS) $(UNIT_ASAN)
+	@bash tests/check.sh
+
+deps:
+	@bash contrib/install-deps.sh
+
+demo: crt
+	@bash contrib/demo.sh
+
+conformance: crt
+	@bash tests/conformance/run-validation.sh
+
+bench: crt
+	@bash bench/bench.sh
+
+install: crt
+	install -D -m 0755 crt $(DESTDIR)$(PREFIX)/sbin/crt
+	@for m in docs/man/*.8; do [ -f "$$m" ] && install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done; true
+	@[ -f contrib/completions/bash/crt ] && install -D -m 0644 contrib/completions/bash/crt $(DESTDIR)$(PREFIX)/share/bash-completion/completions/crt; true
+
+clean:
+	rm -rf build build-asan crt

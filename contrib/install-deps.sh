@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs every Debian package crt's build and tests need (idempotent).
+set -eu
+pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
+      busybox-static python3 iproute2 util-linux procps runc crun)
+missing=()
+for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

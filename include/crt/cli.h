@@ -1,0 +1,67 @@
+/* Command-line surface shared by every subcommand (runc's). */
+#ifndef CRT_CLI_H
+#define CRT_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "crt/error.h"
+
+typedef struct {
+  const char *root;       /* --root, default /run/crt (rootless: $XDG_RUNTIME_DIR/crt) */
+  const char *log;        /* --log */
+  const char *log_format; /* --log-format text|json */
+  const char *rootless;   /* --rootless true|false|auto */
+  const char *criu;
+  bool debug;
+  bool systemd_cgroup;
+  char **argv0;           /* the original argv, for re-exec */
+} crt_globals;
+
+extern crt_globals crt_g;
+
+/* A subcommand: argv[0] is the command name, flags follow. */
+typedef int (*crt_cmd_fn)(int argc, char **argv);
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  crt_cmd_fn fn;
+} crt_command;
+
+/* Prints "crt: MSG" (and logs it); returns exit code 1. */
+int crt_fail(crt_err *err);
+/* Usage error: "crt CMD: MSG" + hint; returns 1. */
+int crt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* getopt_long wrapper: "+" mode (stop at the first argument), --flag=value
+ * and --flag value alike, unknown flags reported by name. Returns the option
+ * value, -1 at the end, '?' after printing a usage error. */
+int crt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd);
+
+/* Parses a signal: "KILL", "SIGKILL", "9"; -1 when unknown. */
+int crt_parse_signal(const char *s);
+
+/* Exact positional-argument check: prints a usage error and returns -1. */
+int crt_require_args(const char *cmd, int have, int min, int max, const char *what);
+
+/* Subcommands. */
+int crt_cmd_create(int argc, char **argv);
+int crt_cmd_start(int argc, char **argv);
+int crt_cmd_run(int argc, char **argv);
+int crt_cmd_state(int argc, char **argv);
+int crt_cmd_list(int argc, char **argv);
+int crt_cmd_kill(int argc, char **argv);
+int crt_cmd_delete(int argc, char **argv);
+int crt_cmd_exec(int argc, char **argv);
+int crt_cmd_spec(int argc, char **argv);
+int crt_cmd_features(int argc, char **argv);
+int crt_cmd_pause(int argc, char **argv);
+int crt_cmd_resume(int argc, char **argv);
+int crt_cmd_update(int argc, char **argv);
+int crt_cmd_events(int argc, char **argv);
+int crt_cmd_ps(int argc, char **argv);
+int crt_cmd_checkpoint(int argc, char **argv);
+int crt_cmd_restore(int argc, char **argv);
+
+#endif

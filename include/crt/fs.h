@@ -1,0 +1,31 @@
+/* Small filesystem helpers. */
+#ifndef CRT_FS_H
+#define CRT_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+
+/* Reads a whole file (at most max bytes; larger is an error) into a
+ * NUL-terminated malloc'd buffer. */
+int crt_read_file(const char *path, size_t max, char **out, size_t *len, crt_err **err);
+int crt_read_fd(int fd, size_t max, char **out, size_t *len, crt_err **err);
+/* Writes data to path (O_TRUNC|O_CREAT). */
+int crt_write_file(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
+/* Writes to a temp file beside path, fsyncs, renames over path. */
+int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
+/* mkdir -p; existing directories are fine. */
+int crt_mkdir_p(const char *path, mode_t mode, crt_err **err);
+/* write(2) until done, retrying EINTR. */
+int crt_write_all(int fd, const void *buf, size_t len);
+/* read(2) until len bytes or EOF; returns bytes read or -1. */
+ssize_t crt_read_all(int fd, void *buf, size_t len);
+/* Closes every fd >= from except those in keep[0..nkeep) (close_range when possible). */
+void crt_close_fds_from(int from, const int *keep, size_t nkeep);
+/* Marks every fd >= from O_CLOEXEC. */
+void crt_cloexec_fds_from(int from);
+/* Removes a tree, not crossing mount points. */
+int crt_rm_rf(const char *path);
+
+#endif

@@ -1,0 +1,48 @@
+/* The container's filesystem: mounts, devices, pivot_root, masked and
+ * read-only paths.  Runs inside the init, in its mount namespace. */
+#ifndef CRT_ROOTFS_H
+#define CRT_ROOTFS_H
+
+#include <stdbool.h>
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+typedef struct {
+  const crt_spec *spec;
+  const char *rootfs;       /* absolute host path of root.path */
+  bool userns;              /* in a new user namespace: bind devices, no mknod */
+  bool new_mount_ns;
+  const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
+} crt_rootfs_config;
+
+/* Makes rootfs a mount point, runs the mounts in config order (destinations
+ * resolved inside rootfs, no symlink escapes), default devices and /dev
+ * symlinks, configured devices, rootfsPropagation. */
+int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err);
+/* pivot_root into rootfs (or MS_MOVE + chroot when no_pivot). */
+int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err);
+/* After pivot: read-only root, maskedPaths, readonlyPaths. */
+int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
+
+/* Parses mount options (libmount optstr) into flags, propagation flags and
+ * leftover data ("size=64k,mode=755"). Exposed for tests and fuzzing. */
+typedef struct {
+  unsigned long flags;       /* MS_* to set */
+  unsigned long clear;       /* MS_* explicitly cleared (e.g. "rw", "suid") */
+  unsigned long propagation; /* MS_SHARED|MS_PRIVATE|... (| MS_REC) */
+  bool bind, recursive;
+  unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
+  bool idmap, ridmap;
+  char *data;                /* malloc'd, may be NULL */
+} crt_mount_opts;
+int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);
+void crt_mount_opts_free(crt_mount_opts *o);
+
+/* Opens path inside root without leaving it (openat2 RESOLVE_IN_ROOT, or a
+ * safe component walk).  With mkdir/mkfile the missing parts are created
+ * (last component as a dir or as an empty file). */
+enum { CRT_RESOLVE_NONE = 0, CRT_RESOLVE_MKDIR = 1, CRT_RESOLVE_MKFILE = 2 };
+int crt_open_in_root(int rootfd, const char *path, int flags, int create, crt_err **err);
+
+#endif

@@ -1,0 +1,43 @@
+/* seccomp, capabilities, LSM labels, and the /proc/self/exe protection. */
+#ifndef CRT_SECURITY_H
+#define CRT_SECURITY_H
+
+#include <stdbool.h>
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+typedef struct crt_seccomp_filter crt_seccomp_filter;
+
+/* Compiles linux.seccomp into a filter (libseccomp); errors carry the JSON
+ * path (".linux.seccomp.syscalls[3].action: unknown action ..."). */
+int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err **err);
+/* Loads it into the calling process.  *notify_fd gets the listener fd when
+ * an SCMP_ACT_NOTIFY rule exists (else -1). */
+int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err);
+void crt_seccomp_filter_free(crt_seccomp_filter *f);
+/* Sends the notify fd and the container state JSON (runc's
+ * ContainerProcessState with listenerMetadata) to listener_path. */
+int crt_seccomp_send_listener(const crt_seccomp *s, int notify_fd, pid_t pid, const char *state_json, crt_err **err);
+
+/* Capabilities, in two steps around setuid/setgid:
+ * crt_caps_prepare: drops the bounding set and sets PR_SET_KEEPCAPS;
+ * crt_caps_apply: sets effective, permitted, inheritable, then ambient. */
+int crt_caps_prepare(const crt_capabilities *c, crt_err **err);
+int crt_caps_apply(const crt_capabilities *c, crt_err **err);
+/* Capability name -> number, -1 when unknown to crt; not-in-kernel is
+ * reported by crt_cap_supported(). */
+int crt_cap_from_name(const char *name);
+bool crt_cap_supported(int cap);
+
+/* AppArmor exec profile and SELinux exec label for the next execve. */
+int crt_lsm_apply(const crt_process *p, crt_err **err);
+/* Mount label as a context= option (NULL when SELinux is off / no label). */
+bool crt_selinux_enabled(void);
+bool crt_apparmor_enabled(void);
+
+/* CVE-2019-5736: re-executes crt from a sealed memfd copy unless it already
+ * runs from one.  Called first thing by commands that enter a container. */
+int crt_ensure_cloned_binary(char **argv, crt_err **err);
+
+#endif

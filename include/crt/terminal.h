@@ -1,0 +1,29 @@
+/* Terminals: console socket, pty setup, foreground copy loop. */
+#ifndef CRT_TERMINAL_H
+#define CRT_TERMINAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+/* In the container process (after pivot_root, so /dev/ptmx is the
+ * container's devpts): opens a pty, applies consoleSize, binds the slave
+ * over /dev/console when bind_console, makes it the controlling terminal and
+ * stdin/stdout/stderr, and sends the master over sock (SCM_RIGHTS, runc's
+ * format).  Closes its copy of the master. */
+int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err);
+
+/* Connects to a --console-socket path (unix stream); returns the fd. */
+int crt_console_socket_connect(const char *path, crt_err **err);
+
+/* Receives a pty master sent with SCM_RIGHTS. */
+int crt_terminal_recv_master(int sock, int *master, crt_err **err);
+
+/* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and
+ * master->stdout until the master hangs up, forwards SIGWINCH, restores the
+ * terminal on every exit path.  Returns when the master closes. */
+int crt_terminal_copy_loop(int master, crt_err **err);
+
+#endif

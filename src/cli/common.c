@@ -1,0 +1,97 @@
+/* Helpers shared by the subcommands. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crt/cli.h"
+#include "crt/log.h"
+
+int crt_fail(crt_err *err) {
+  crt_log_error_msg(err && err->msg ? err->msg : "unknown error");
+  return 1;
+}
+
+int crt_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = NULL;
+  if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+  va_end(ap);
+  char *line = NULL;
+  if (asprintf(&line, "%s%s%s", cmd ? cmd : "", cmd ? ": " : "", msg ? msg : "usage error") < 0) line = NULL;
+  crt_log_error_msg(line ? line : "usage error");
+  fprintf(stderr, "Run 'crt %s%s--help' for usage.\n", cmd ? cmd : "", cmd ? " " : "");
+  free(msg);
+  free(line);
+  return 1;
+}
+
+static int count_options(const struct option *o) {
+  int n = 0;
+  while (o[n].name) n++;
+  return n;
+}
+
+int crt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd) {
+  opterr = 0;
+  int idx = -1;
+  int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+  if (c == '?' || c == ':') {
+    const char *arg = argv[optind - 1];
+    if (optopt && optopt < 256 && strchr(shortopts, optopt))
+      crt_usage_error(cmd, "flag needs an argument: -%c", optopt);
+    else if (optopt >= 256 || (arg && strncmp(arg, "--", 2) == 0 && (int)optopt != 0)) {
+      /* Long option missing its value. */
+      crt_usage_error(cmd, "flag needs an argument: %s", arg);
+    } else if (optopt && optopt < 256)
+      crt_usage_error(cmd, "flag provided but not defined: -%c", optopt);
+    else
+      crt_usage_error(cmd, "flag provided but not defined: %s", arg ? arg : "?");
+    (void)count_options;
+    return '?';
+  }
+  return c;
+}
+
+int crt_require_args(const char *cmd, int have, int min, int max, const char *what) {
+  if (have < min) {
+    crt_usage_error(cmd, "requires %s%s", min == max ? "exactly " : "at least ", what);
+    return -1;
+  }
+  if (max >= 0 && have > max) {
+    crt_usage_error(cmd, "requires %s%s", min == max ? "exactly " : "at most ", what);
+    return -1;
+  }
+  return 0;
+}
+
+int crt_parse_signal(const char *s) {
+  if (s == NULL || *s == 0) return -1;
+  if (isdigit((unsigned char)*s)) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0 || v >= NSIG) return -1;
+    return (int)v;
+  }
+  const char *n = s;
+  if (strncasecmp(n, "SIG", 3) == 0) n += 3;
+  for (int i = 1; i < NSIG; i++) {
+    const char *abbr = sigabbrev_np(i);
+    if (abbr && strcasecmp(abbr, n) == 0) return i;
+  }
+  if (strncasecmp(n, "RTMIN", 5) == 0 || strncasecmp(n, "RTMAX", 5) == 0) {
+    int base = strncasecmp(n, "RTMIN", 5) == 0 ? SIGRTMIN : SIGRTMAX;
+    const char *off = n + 5;
+    if (*off == 0) return base;
+    char *end;
+    long v = strtol(off, &end, 10);
+    if (*end) return -1;
+    int sig = base + (int)v;
+    return (sig >= SIGRTMIN && sig <= SIGRTMAX) ? sig : -1;
+  }
+  return -1;
+}

@@ -1,0 +1,72 @@
+#define _GNU_SOURCE
+#include "crt/error.h"
+
+#include <errno.h>
+#include <string.h>
+
+static char *vformat(const char *fmt, va_list ap) {
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0) return NULL;
+  return s;
+}
+
+int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
+  if (err == NULL) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  char *m = vformat(fmt, ap);
+  va_end(ap);
+  crt_err_free(err);
+  crt_err *e = calloc(1, sizeof *e);
+  if (e == NULL) abort();
+  e->errnum = errnum;
+  if (m && errnum) {
+    char *full = NULL;
+    if (asprintf(&full, "%s: %s", m, strerror(errnum)) < 0) full = NULL;
+    free(m);
+    m = full;
+  }
+  e->msg = m ? m : strdup("out of memory");
+  *err = e;
+  return -1;
+}
+
+int crt_error_wrap(crt_err **err, const char *fmt, ...) {
+  if (err == NULL || *err == NULL) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  char *ctx = vformat(fmt, ap);
+  va_end(ap);
+  char *full = NULL;
+  if (ctx && asprintf(&full, "%s: %s", ctx, (*err)->msg) >= 0) {
+    free((*err)->msg);
+    (*err)->msg = full;
+  }
+  free(ctx);
+  return -1;
+}
+
+void crt_err_free(crt_err **err) {
+  if (err == NULL || *err == NULL) return;
+  free((*err)->msg);
+  free(*err);
+  *err = NULL;
+}
+
+void crt_close_fdp(int *fd) {
+  if (fd && *fd >= 0) {
+    int saved = errno;
+    close(*fd);
+    errno = saved;
+    *fd = -1;
+  }
+}
+
+void crt_fclosep(FILE **f) {
+  if (f && *f) {
+    int saved = errno;
+    fclose(*f);
+    errno = saved;
+    *f = NULL;
+  }
+}

@@ -1,0 +1,203 @@
+#define _GNU_SOURCE
+#include "crt/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+int crt_write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+ssize_t crt_read_all(int fd, void *buf, size_t len) {
+  char *p = buf;
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = read(fd, p + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+int crt_read_fd(int fd, size_t max, char **out, size_t *len, crt_err **err) {
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) return crt_error(err, ENOMEM, "read");
+  for (;;) {
+    if (n == cap) {
+      if (cap >= max) {
+        free(buf);
+        return crt_error(err, EFBIG, "read: larger than %zu bytes", max);
+      }
+      cap = cap * 2 > max ? max : cap * 2;
+      char *nb = realloc(buf, cap + 1);
+      if (!nb) {
+        free(buf);
+        return crt_error(err, ENOMEM, "read");
+      }
+      buf = nb;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      int e = errno;
+      free(buf);
+      return crt_error(err, e, "read");
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  buf[n] = 0;
+  *out = buf;
+  if (len) *len = n;
+  return 0;
+}
+
+int crt_read_file(const char *path, size_t max, char **out, size_t *len, crt_err **err) {
+  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return crt_error(err, errno, "open %s", path);
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) return crt_error(err, EISDIR, "read %s", path);
+  if (crt_read_fd(fd, max, out, len, err) < 0) return crt_error_wrap(err, "%s", path);
+  return 0;
+}
+
+int crt_write_file(const char *path, const char *data, size_t len, mode_t mode, crt_err **err) {
+  cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return crt_error(err, errno, "open %s", path);
+  if (crt_write_all(fd, data, len) < 0) return crt_error(err, errno, "write %s", path);
+  return 0;
+}
+
+int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err) {
+  char tmp[PATH_MAX];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, getpid()) >= (int)sizeof tmp)
+    return crt_error(err, ENAMETOOLONG, "%s", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return crt_error(err, errno, "open %s", tmp);
+  if (crt_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return crt_error(err, e, "write %s", tmp);
+  }
+  close(fd);
+  if (rename(tmp, path) < 0) {
+    int e = errno;
+    unlink(tmp);
+    return crt_error(err, e, "rename %s to %s", tmp, path);
+  }
+  return 0;
+}
+
+int crt_mkdir_p(const char *path, mode_t mode, crt_err **err) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return crt_error(err, ENAMETOOLONG, "mkdir %s", path);
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || *p == 0) {
+      char save = *p;
+      *p = 0;
+      if (mkdir(buf, mode) < 0 && errno != EEXIST) return crt_error(err, errno, "mkdir %s", buf);
+      *p = save;
+      if (save == 0) break;
+    }
+  }
+  struct stat st;
+  if (stat(path, &st) < 0) return crt_error(err, errno, "stat %s", path);
+  if (!S_ISDIR(st.st_mode)) return crt_error(err, ENOTDIR, "mkdir %s", path);
+  return 0;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+void crt_close_fds_from(int from, const int *keep, size_t nkeep) {
+  int sorted[64];
+  size_t n = nkeep > 64 ? 64 : nkeep;
+  memcpy(sorted, keep, n * sizeof(int));
+  qsort(sorted, n, sizeof(int), cmp_int);
+  int lo = from;
+  for (size_t i = 0; i <= n; i++) {
+    int hi = i < n ? sorted[i] - 1 : INT_MAX;
+    if (i < n && sorted[i] < from) continue;
+    if (hi >= lo) {
+      if (syscall(SYS_close_range, lo, hi, 0) < 0) {
+        /* Old kernel: walk /proc/self/fd. */
+        DIR *d = opendir("/proc/self/fd");
+        if (d) {
+          int dfd = dirfd(d);
+          struct dirent *e;
+          while ((e = readdir(d))) {
+            int fd = atoi(e->d_name);
+            if (fd >= lo && fd <= hi && fd != dfd) close(fd);
+          }
+          closedir(d);
+        }
+      }
+    }
+    if (i < n) lo = sorted[i] + 1;
+  }
+}
+
+void crt_cloexec_fds_from(int from) {
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+  if (syscall(SYS_close_range, from, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return;
+  int dfd = dirfd(d);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int fd = atoi(e->d_name);
+    if (fd >= from && fd != dfd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  closedir(d);
+}
+
+static int rm_at(int dirfd_, const char *name, dev_t dev) {
+  struct stat st;
+  if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) return unlinkat(dirfd_, name, 0);
+  if (st.st_dev != dev) return -1; /* never cross into a mount */
+  int fd = openat(dirfd_, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return -1;
+  }
+  struct dirent *e;
+  int rc = 0;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (rm_at(dirfd(d), e->d_name, dev) < 0) rc = -1;
+  }
+  closedir(d);
+  if (unlinkat(dirfd_, name, AT_REMOVEDIR) < 0 && errno != ENOENT) rc = -1;
+  return rc;
+}
+
+int crt_rm_rf(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) return errno == ENOENT ? 0 : -1;
+  return rm_at(AT_FDCWD, path, st.st_dev);
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make check: unit tests (plain + ASan/UBSan) and the integration suite.
+# The closing line sums every part: "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+log=$(mktemp -d /tmp/crt-check.XXXXXX)
+total_p=0 total_f=0 rc=0
+part() { # name, command...
+  local name=$1; shift
+  echo "=== $name"
+  "$@" 2>&1 | tee "$log/$name.out"
+  local r=${PIPESTATUS[0]}
+  local line
+  line=$(grep -E '^[a-z-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log/$name.out" | tail -1)
+  local p f
+  p=$(sed -E 's/.* ?([0-9]+) passed.*/\1/' <<<"$line"); f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  [ -n "$line" ] || { p=0; f=1; }
+  [ "$r" != 0 ] && [ "$f" = 0 ] && f=1
+  total_p=$((total_p+p)); total_f=$((total_f+f))
+  [ "$r" = 0 ] || rc=1
+}
+part unit make --no-print-directory unit
+part unit-asan make --no-print-directory unit-asan
+part integration bash tests/integration/run.sh
+rm -rf "$log"
+echo "$total_p passed, $total_f failed"
+exit $rc

@@ -1,0 +1,76 @@
+# Helpers for integration tests: sourced by run.sh.  Each test runs in its own
+# subshell with a private --root ($CRT_ROOT) and work dir ($T).
+REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+CRT_BIN=${CRT_BIN:-$REPO/crt}
+
+crt() { "$CRT_BIN" --root "$CRT_ROOT" "$@"; }
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+assert_eq() { # expected actual [what]
+  [ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
+}
+assert_ne() { [ "$1" != "$2" ] || fail "${3:-value}: expected something other than '$1'"; }
+assert_contains() { # haystack needle [what]
+  case "$1" in *"$2"*) ;; *) fail "${3:-output}: expected to contain '$2', got '$1'" ;; esac
+}
+assert_not_contains() {
+  case "$1" in *"$2"*) fail "${3:-output}: expected not to contain '$2', got '$1'" ;; esac
+}
+# run_rc VAR cmd...: runs cmd, stores combined output in $out and status in $rc
+run_rc() { out=$("$@" 2>&1); rc=$?; }
+
+# The busybox rootfs, made once per run from Debian's busybox-static.
+rootfs_template() {
+  local t=$CRT_TEST_WORK/rootfs-template
+  if [ ! -x "$t/bin/busybox" ]; then
+    mkdir -p "$t"/{bin,dev,proc,sys,tmp,etc,root,run,mnt}
+    chmod 1777 "$t/tmp"
+    cp /bin/busybox "$t/bin/busybox"
+    local a
+    for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$t/bin/$a"; done
+    mkdir -p "$t/usr/bin" "$t/sbin" && ln -sf /bin/env "$t/usr/bin/env"
+    printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'daemon:x:1:1:daemon:/:/bin/false' \
+      'nobody:x:65534:65534:nobody:/:/bin/false' >"$t/etc/passwd"
+    printf '%s\n' 'root:x:0:' 'daemon:x:1:' 'tty:x:5:' 'nogroup:x:65534:' >"$t/etc/group"
+  fi
+  echo "$t"
+}
+
+# make_bundle DIR [ARGS...]: busybox rootfs + `crt spec` config running ARGS
+# (default: sleep 100), terminal off.
+make_bundle() {
+  local b=$1; shift
+  mkdir -p "$b"
+  cp -a "$(rootfs_template)" "$b/rootfs"
+  (cd "$b" && "$CRT_BIN" spec) || fail "crt spec failed"
+  local args='["sleep","100"]'
+  if [ $# -gt 0 ]; then args=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$@"); fi
+  bundle_edit "$b" "c['process']['terminal']=False; c['process']['args']=$args"
+}
+
+# bundle_edit DIR PYTHON: edits config.json as the dict `c`.
+bundle_edit() {
+  python3 - "$1/config.json" "$2" <<'PY' || fail "bundle_edit: $2"
+import json, sys
+p, code = sys.argv[1], sys.argv[2]
+c = json.load(open(p))
+exec(code)
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+
+# state_field ID FIELD
+state_field() {
+  crt state "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+}
+
+# wait_for CMD...: retries up to 5 s
+wait_for() {
+  local i
+  for i in $(seq 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
+# A fresh unique container id.
+new_id() { echo "crt-t$$-${RANDOM}${RANDOM}"; }
