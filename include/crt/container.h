@@ -1,0 +1,56 @@
+/* Container state: one directory per container under --root holding
+ * state.json (written atomically) and a lock file. */
+#ifndef CRT_CONTAINER_H
+#define CRT_CONTAINER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+enum crt_status { CRT_STATUS_CREATING, CRT_STATUS_CREATED, CRT_STATUS_RUNNING, CRT_STATUS_PAUSED, CRT_STATUS_STOPPED };
+
+typedef struct {
+  char *id;
+  pid_t pid;               /* init's host pid, 0 when none */
+  uint64_t start_time;     /* field 22 of /proc/PID/stat, guards against pid reuse */
+  char *bundle;            /* absolute */
+  char *rootfs;            /* absolute */
+  char *created;           /* RFC3339Nano */
+  char *owner;             /* "" for root, like runc */
+  char *cgroup_path;       /* as given back by crt_cgroup_enter, "" none */
+  bool started;            /* start ran (exec FIFO consumed) */
+  crt_kvv annotations;
+} crt_state;
+
+/* Checks an ID as runc does: ^[\w+\-.]+$, not "." or "..". */
+int crt_container_id_check(const char *id, crt_err **err);
+
+/* <root>/<id> into buf. */
+int crt_container_dir(const char *root, const char *id, char *buf, size_t len, crt_err **err);
+
+/* Loads state.json; error "container does not exist" (ENOENT) when missing. */
+int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err);
+int crt_state_save(const char *root, const crt_state *s, crt_err **err);
+void crt_state_free(crt_state *s);
+
+/* Derived status: stopped when the pid is gone, a zombie, or reused. */
+enum crt_status crt_state_status(const crt_state *s);
+const char *crt_status_name(enum crt_status st);
+
+/* The runtime-spec state JSON (what `crt state` prints and hooks read). */
+char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty);
+
+/* flock on <root>/<id>/lock, exclusive; returns the fd (O_CLOEXEC). */
+int crt_container_lock(const char *root, const char *id, crt_err **err);
+
+/* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
+ * *zombie set when the state is Z or X. */
+uint64_t crt_proc_start_time(pid_t pid, bool *zombie);
+
+/* Loads the container's config.json from its bundle. */
+int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err);
+
+#endif
