@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -594,4 +596,301 @@ int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
     return cg_v2_apply(d, r, err);
   }
   return cg_v1_apply(path, r, err);
+}
+
+/* ---- stats ---- */
+
+static unsigned long long rd(const char *dir, const char *file) {
+  unsigned long long v = 0;
+  if (cg_read_u64(dir, file, &v) < 0 || v == UINT64_MAX) return 0;
+  return v;
+}
+
+/* A "key value" per line file (memory.stat, cpu.stat); value of key or 0. */
+static unsigned long long kv_get(const char *s, const char *key) {
+  size_t kl = strlen(key);
+  for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (strncmp(p, key, kl) == 0 && p[kl] == ' ') return strtoull(p + kl + 1, NULL, 10);
+  return 0;
+}
+
+static int kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n) {
+  cleanup_free char *dup = strdup(s);
+  if (!dup) return -1;
+  char *save;
+  for (char *l = strtok_r(dup, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char *sp = strchr(l, ' ');
+    if (!sp) continue;
+    *sp = 0;
+    crt_cgroup_stat_kv *nv = realloc(*out, (*n + 1) * sizeof **out);
+    if (!nv) return -1;
+    *out = nv;
+    nv[*n].name = strdup(l);
+    nv[*n].value = strtoull(sp + 1, NULL, 10);
+    if (!nv[(*n)++].name) return -1;
+  }
+  return 0;
+}
+
+static int push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
+                   unsigned long long val) {
+  crt_cgroup_blkio_entry *nv = realloc(*v, (*n + 1) * sizeof **v);
+  if (!nv) return -1;
+  *v = nv;
+  nv[*n] = (crt_cgroup_blkio_entry){maj, min, strdup(op), val};
+  return nv[(*n)++].op ? 0 : -1;
+}
+
+/* v1 blkio.*_recursive: "8:0 Read 4096" lines. */
+static int v1_blkio_file(const char *dir, const char *file, crt_cgroup_blkio_entry **v, size_t *n) {
+  cleanup_free char *s = cg_read(dir, file);
+  if (!s) return 0;
+  char *save;
+  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    unsigned maj, min;
+    char op[16];
+    unsigned long long val;
+    if (sscanf(l, "%u:%u %15s %llu", &maj, &min, op, &val) == 4 && push_io(v, n, maj, min, op, val) < 0) return -1;
+  }
+  return 0;
+}
+
+/* v2 io.stat: "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0". */
+static int v2_io_stat(const char *dir, crt_cgroup_stats *st) {
+  cleanup_free char *s = cg_read(dir, "io.stat");
+  if (!s) return 0;
+  char *save;
+  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    unsigned maj, min;
+    if (sscanf(l, "%u:%u", &maj, &min) != 2) continue;
+    static const struct {
+      const char *key, *op;
+      bool bytes;
+    } map[] = {{"rbytes=", "Read", true}, {"wbytes=", "Write", true}, {"rios=", "Read", false}, {"wios=", "Write", false}};
+    for (size_t i = 0; i < 4; i++) {
+      char *f = strstr(l, map[i].key);
+      if (!f) continue;
+      unsigned long long v = strtoull(f + strlen(map[i].key), NULL, 10);
+      int rc = map[i].bytes ? push_io(&st->io_bytes, &st->n_io_bytes, maj, min, map[i].op, v)
+                            : push_io(&st->io_ios, &st->n_io_ios, maj, min, map[i].op, v);
+      if (rc < 0) return -1;
+    }
+  }
+  return 0;
+}
+
+/* Page sizes from hugetlb.<size>.<suffix> file names. */
+static int hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  struct dirent *e;
+  const char *suffix = v2 ? ".max" : ".limit_in_bytes";
+  int rc = 0;
+  while (rc == 0 && (e = readdir(d))) {
+    const char *n = e->d_name;
+    size_t l = strlen(n), sl = strlen(suffix);
+    if (strncmp(n, "hugetlb.", 8) || l <= 8 + sl || strcmp(n + l - sl, suffix) || strstr(n, ".rsvd.")) continue;
+    char size[32];
+    snprintf(size, sizeof size, "%.*s", (int)(l - 8 - sl), n + 8);
+    crt_cgroup_hugetlb_stat *nv = realloc(st->hugetlb, (st->n_hugetlb + 1) * sizeof *nv);
+    if (!nv) {
+      rc = -1;
+      break;
+    }
+    st->hugetlb = nv;
+    crt_cgroup_hugetlb_stat *h = &nv[st->n_hugetlb++];
+    memset(h, 0, sizeof *h);
+    h->pagesize = strdup(size);
+    char f[96];
+    snprintf(f, sizeof f, "hugetlb.%s.%s", size, v2 ? "current" : "usage_in_bytes");
+    h->usage = rd(dir, f);
+    if (v2) {
+      snprintf(f, sizeof f, "hugetlb.%s.events", size);
+      cleanup_free char *ev = cg_read(dir, f);
+      h->failcnt = ev ? kv_get(ev, "max") : 0;
+    } else {
+      snprintf(f, sizeof f, "hugetlb.%s.max_usage_in_bytes", size);
+      h->max = rd(dir, f);
+      snprintf(f, sizeof f, "hugetlb.%s.failcnt", size);
+      h->failcnt = rd(dir, f);
+    }
+    if (!h->pagesize) rc = -1;
+  }
+  closedir(d);
+  return rc;
+}
+
+static int read_percpu(const char *dir, crt_cgroup_stats *st) {
+  cleanup_free char *s = cg_read(dir, "cpuacct.usage_percpu");
+  if (!s) return 0;
+  char *save;
+  for (char *t = strtok_r(s, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+    unsigned long long *nv = realloc(st->percpu, (st->n_percpu + 1) * sizeof *nv);
+    if (!nv) return -1;
+    st->percpu = nv;
+    nv[st->n_percpu++] = strtoull(t, NULL, 10);
+  }
+  return 0;
+}
+
+static int v1_stats(const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *cpuacct = crt_cgroup_dir(path, "cpuacct");
+  cleanup_free char *cpu = crt_cgroup_dir(path, "cpu");
+  cleanup_free char *mem = crt_cgroup_dir(path, "memory");
+  cleanup_free char *pids = crt_cgroup_dir(path, "pids");
+  cleanup_free char *blkio = crt_cgroup_dir(path, "blkio");
+  cleanup_free char *huge = crt_cgroup_dir(path, "hugetlb");
+  if (!cpuacct || !cpu || !mem || !pids || !blkio || !huge) return -1;
+  st->cpu_total = rd(cpuacct, "cpuacct.usage");
+  if (read_percpu(cpuacct, st) < 0) return -1;
+  cleanup_free char *cs = cg_read(cpuacct, "cpuacct.stat");
+  if (cs) {
+    /* USER_HZ ticks to nanoseconds, as runc */
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0) hz = 100;
+    st->cpu_user = kv_get(cs, "user") * (1000000000ULL / (unsigned long long)hz);
+    st->cpu_kernel = kv_get(cs, "system") * (1000000000ULL / (unsigned long long)hz);
+  }
+  cleanup_free char *cst = cg_read(cpu, "cpu.stat");
+  if (cst) {
+    st->throttle_periods = kv_get(cst, "nr_periods");
+    st->throttled_periods = kv_get(cst, "nr_throttled");
+    st->throttled_time = kv_get(cst, "throttled_time");
+  }
+  st->mem_usage = rd(mem, "memory.usage_in_bytes");
+  st->mem_max = rd(mem, "memory.max_usage_in_bytes");
+  st->mem_limit = rd(mem, "memory.limit_in_bytes");
+  st->mem_failcnt = rd(mem, "memory.failcnt");
+  st->swap_usage = rd(mem, "memory.memsw.usage_in_bytes");
+  st->swap_max = rd(mem, "memory.memsw.max_usage_in_bytes");
+  st->swap_limit = rd(mem, "memory.memsw.limit_in_bytes");
+  st->swap_failcnt = rd(mem, "memory.memsw.failcnt");
+  st->kernel_usage = rd(mem, "memory.kmem.usage_in_bytes");
+  st->kernel_max = rd(mem, "memory.kmem.max_usage_in_bytes");
+  st->kernel_limit = rd(mem, "memory.kmem.limit_in_bytes");
+  st->kernel_failcnt = rd(mem, "memory.kmem.failcnt");
+  cleanup_free char *ms = cg_read(mem, "memory.stat");
+  if (ms) {
+    st->mem_cache = kv_get(ms, "cache");
+    if (kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
+  }
+  st->pids_current = rd(pids, "pids.current");
+  st->pids_limit = rd(pids, "pids.max");
+  if (v1_blkio_file(blkio, "blkio.throttle.io_service_bytes_recursive", &st->io_bytes, &st->n_io_bytes) < 0 ||
+      v1_blkio_file(blkio, "blkio.throttle.io_serviced_recursive", &st->io_ios, &st->n_io_ios) < 0)
+    return -1;
+  if (access(huge, F_OK) == 0) return hugetlb_stats(huge, false, st);
+  if (crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID) {
+    cleanup_free char *u = NULL;
+    if (asprintf(&u, "%s/unified%s", cg_root(), path) < 0) return -1;
+    return hugetlb_stats(u, true, st);
+  }
+  return 0;
+}
+
+static int v2_stats(const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *d = crt_cgroup_dir(path, NULL);
+  if (!d) return -1;
+  cleanup_free char *cs = cg_read(d, "cpu.stat");
+  if (cs) {
+    st->cpu_total = kv_get(cs, "usage_usec") * 1000;
+    st->cpu_user = kv_get(cs, "user_usec") * 1000;
+    st->cpu_kernel = kv_get(cs, "system_usec") * 1000;
+    st->throttle_periods = kv_get(cs, "nr_periods");
+    st->throttled_periods = kv_get(cs, "nr_throttled");
+    st->throttled_time = kv_get(cs, "throttled_usec") * 1000;
+  }
+  st->mem_usage = rd(d, "memory.current");
+  st->mem_max = rd(d, "memory.peak");
+  st->mem_limit = rd(d, "memory.max");
+  cleanup_free char *ev = cg_read(d, "memory.events");
+  if (ev) st->mem_failcnt = kv_get(ev, "max");
+  /* runc reports swap as memory+swap, the v1 meaning */
+  st->swap_usage = rd(d, "memory.swap.current") + st->mem_usage;
+  st->swap_limit = rd(d, "memory.swap.max");
+  cleanup_free char *ms = cg_read(d, "memory.stat");
+  if (ms) {
+    st->mem_cache = kv_get(ms, "file");
+    st->kernel_usage = kv_get(ms, "kernel");
+    if (kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
+  }
+  st->pids_current = rd(d, "pids.current");
+  st->pids_limit = rd(d, "pids.max");
+  if (v2_io_stat(d, st) < 0) return -1;
+  return hugetlb_stats(d, true, st);
+}
+
+int crt_cgroup_get_stats(const char *path, crt_cgroup_stats *st, crt_err **err) {
+  memset(st, 0, sizeof *st);
+  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+  int rc = crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? v2_stats(path, st) : v1_stats(path, st);
+  if (rc < 0) {
+    crt_cgroup_stats_free(st);
+    return crt_error(err, ENOMEM, "cgroup: stats of %s", path);
+  }
+  return 0;
+}
+
+void crt_cgroup_stats_free(crt_cgroup_stats *st) {
+  free(st->percpu);
+  for (size_t i = 0; i < st->n_mem_raw; i++) free(st->mem_raw[i].name);
+  free(st->mem_raw);
+  for (size_t i = 0; i < st->n_io_bytes; i++) free(st->io_bytes[i].op);
+  free(st->io_bytes);
+  for (size_t i = 0; i < st->n_io_ios; i++) free(st->io_ios[i].op);
+  free(st->io_ios);
+  for (size_t i = 0; i < st->n_hugetlb; i++) free(st->hugetlb[i].pagesize);
+  free(st->hugetlb);
+  memset(st, 0, sizeof *st);
+}
+
+/* ---- OOM notifications ---- */
+
+int crt_cgroup_oom_fd(const char *path, crt_err **err) {
+  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
+    cleanup_free char *d = crt_cgroup_dir(path, NULL);
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/memory.events", d ? d : "");
+    int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd < 0) return crt_error(err, errno, "cgroup: inotify");
+    if (inotify_add_watch(fd, p, IN_MODIFY) < 0) {
+      int e = errno;
+      close(fd);
+      return crt_error(err, e, "cgroup: watch %s", p);
+    }
+    return fd;
+  }
+  cleanup_free char *d = crt_cgroup_dir(path, "memory");
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
+  cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
+  if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
+  int efd = eventfd(0, EFD_CLOEXEC);
+  if (efd < 0) return crt_error(err, errno, "cgroup: eventfd");
+  char line[64];
+  snprintf(line, sizeof line, "%d %d", efd, ofd);
+  if (cg_write(d, "cgroup.event_control", line, err) < 0) {
+    close(efd);
+    return -1;
+  }
+  return efd;
+}
+
+int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last) {
+  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2) {
+    uint64_t v;
+    if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
+    return (int)v;
+  }
+  char buf[4096];
+  while (read(fd, buf, sizeof buf) > 0) {
+  }
+  cleanup_free char *d = crt_cgroup_dir(path, NULL);
+  cleanup_free char *ev = d ? cg_read(d, "memory.events") : NULL;
+  if (!ev) return -1;
+  unsigned long long n = kv_get(ev, "oom_kill");
+  int delta = n > *last ? (int)(n - *last) : 0;
+  *last = n;
+  return delta;
 }
