@@ -20,8 +20,9 @@ int crt_console_socket_connect(const char *path, crt_err **err);
 
 /* Receives a pty master sent with SCM_RIGHTS. */
 int crt_terminal_recv_master(int sock, int *master, crt_err **err);
-/* The same, also returning the message data: the pty's name as the sender
- * saw it ("/dev/pts/0").  *name is malloc'd; name may be NULL. */
+/* The same, also returning the message data (runc and crt send
+ * "/dev/ptmx", the path the master was opened at).  *name is malloc'd;
+ * name may be NULL. */
 int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **err);
 
 /* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and

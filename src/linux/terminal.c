@@ -70,15 +70,20 @@ static int make_controlling(int slave, const char *name, crt_err **err) {
   return 0;
 }
 
-/* runc's utils.SendFile: one byte stream message holding the file's name,
- * with the fd as SCM_RIGHTS ancillary data. */
-static int send_fd(int sock, int fd, const char *name, crt_err **err) {
+/* What runc puts in the message: the master's os.File name, which is the
+ * path it opened (seen from runc 1.1.5 with a recvtty).  Receivers such as
+ * containerd ignore it. */
+#define CRT_PTY_MSG_NAME "/dev/ptmx"
+
+/* runc's utils.SendFile: one byte stream message holding `msgname`, with
+ * the fd as SCM_RIGHTS ancillary data.  `name` (the slave) is for errors. */
+static int send_fd(int sock, int fd, const char *msgname, const char *name, crt_err **err) {
   union {
     char buf[CMSG_SPACE(sizeof(int))];
     struct cmsghdr align;
   } u;
   memset(&u, 0, sizeof u);
-  struct iovec iov = {.iov_base = (void *)name, .iov_len = strlen(name)};
+  struct iovec iov = {.iov_base = (void *)msgname, .iov_len = strlen(msgname)};
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
   struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
   c->cmsg_level = SOL_SOCKET;
@@ -106,7 +111,7 @@ int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_er
   if (bind_console && bind_dev_console(name, err) < 0) return -1;
   if (make_controlling(slave, name, err) < 0) return -1;
   /* Sent before the dup2s so a sock that happens to be fd 0-2 survives. */
-  if (send_fd(sock, master, name, err) < 0) return -1;
+  if (send_fd(sock, master, CRT_PTY_MSG_NAME, name, err) < 0) return -1;
   for (int i = 0; i < 3; i++)
     if (dup2(slave, i) < 0) return crt_error(err, errno, "dup2 terminal %s to fd %d", name, i);
   if (slave <= 2) slave = -1; /* now one of the stdio fds: keep it */
