@@ -57,8 +57,13 @@ static int open_pty(int *master_out, int *slave_out, char *name, size_t name_len
 /* runc's mountConsole: /dev/console becomes a bind mount of the slave so
  * that programs writing to the console reach the container's terminal. */
 static int bind_dev_console(const char *name, crt_err **err) {
-  cleanup_close int fd = open("/dev/console", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) return crt_error(err, errno, "create /dev/console");
+  /* O_EXCL: an existing node (say a char device) is a mount target as it
+   * is, and must not be opened. */
+  cleanup_close int fd = open("/dev/console", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 && errno != EEXIST) return crt_error(err, errno, "create /dev/console");
+  struct stat st;
+  if (fd < 0 && lstat("/dev/console", &st) < 0) return crt_error(err, errno, "stat /dev/console");
+  if (fd < 0 && S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "bind mount %s on /dev/console: a symlink", name);
   if (mount(name, "/dev/console", NULL, MS_BIND, NULL) < 0)
     return crt_error(err, errno, "bind mount %s on /dev/console", name);
   return 0;
@@ -98,16 +103,23 @@ static int send_fd(int sock, int fd, const char *msgname, const char *name, crt_
   return 0;
 }
 
+/* Like runc, a size with a zero side is left alone (the kernel's 0x0). */
+static int set_console_size(const crt_process *p, int slave, const char *name, crt_err **err) {
+  if (p->console_height == 0 || p->console_width == 0) return 0;
+  if (p->console_height > USHRT_MAX || p->console_width > USHRT_MAX)
+    return crt_error(err, 0, "process.consoleSize %ux%u: larger than %u", p->console_height, p->console_width, USHRT_MAX);
+  struct winsize ws = {.ws_row = (unsigned short)p->console_height, .ws_col = (unsigned short)p->console_width};
+  if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
+    return crt_error(err, errno, "set size %ux%u of terminal %s", p->console_height, p->console_width, name);
+  return 0;
+}
+
 int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err) {
   char name[PATH_MAX];
   cleanup_close int master = -1;
   cleanup_close int slave = -1;
   if (open_pty(&master, &slave, name, sizeof name, err) < 0) return -1;
-  if (p && p->has_console_size) {
-    struct winsize ws = {.ws_row = (unsigned short)p->console_height, .ws_col = (unsigned short)p->console_width};
-    if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
-      return crt_error(err, errno, "set size %ux%u of terminal %s", p->console_height, p->console_width, name);
-  }
+  if (p && p->has_console_size && set_console_size(p, slave, name, err) < 0) return -1;
   if (bind_console && bind_dev_console(name, err) < 0) return -1;
   if (make_controlling(slave, name, err) < 0) return -1;
   /* Sent before the dup2s so a sock that happens to be fd 0-2 survives. */
@@ -208,7 +220,7 @@ static int user_tty(void) {
 /* What a fatal signal handler needs to put the user's tty back. */
 static struct termios g_saved;
 static volatile sig_atomic_t g_raw_fd = -1;
-static const int g_fatal[] = {SIGINT, SIGTERM, SIGHUP};
+static const int g_fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define N_FATAL (sizeof g_fatal / sizeof g_fatal[0])
 
 static void restore_and_die(int sig) {
@@ -246,6 +258,9 @@ static int enter_raw(struct loop_state *st, crt_err **err) {
   if (tcgetattr(STDIN_FILENO, &g_saved) < 0) return crt_error(err, errno, "get terminal attributes of stdin");
   struct termios raw = g_saved;
   cfmakeraw(&raw);
+  /* As runc (containerd/console's SetRaw): output processing stays on, so
+   * the container's bare \n still starts a new line on our screen. */
+  raw.c_oflag |= OPOST;
   install_fatal_handlers(st);
   g_raw_fd = STDIN_FILENO;
   st->raw = true;
@@ -310,18 +325,37 @@ static int read_stdin(int master, struct inbuf *in) {
   return 0;
 }
 
-/* Returns 0 when the master is still open, 1 when it hung up, -1 on error. */
+/* stdout may be non-blocking (shared with whoever started us). */
+static int write_out(const char *p, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(STDOUT_FILENO, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) {
+      struct pollfd pf = {.fd = STDOUT_FILENO, .events = POLLOUT};
+      poll(&pf, 1, -1);
+      continue;
+    }
+    if (w < 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Returns 0 when the master is still open, 1 when it hung up, -1 on error.
+ * Bounded, so a flood of output does not starve stdin and SIGWINCH. */
 static int drain_master(int master, crt_err **err) {
   char buf[8192];
-  for (;;) {
+  for (int i = 0; i < 16; i++) {
     ssize_t n = read(master, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return 0;
     if (n < 0 && errno == EIO) return 1; /* every slave fd is closed */
     if (n < 0) return crt_error(err, errno, "read from pty master");
     if (n == 0) return 1;
-    if (crt_write_all(STDOUT_FILENO, buf, (size_t)n) < 0) return crt_error(err, errno, "write terminal output to stdout");
+    if (write_out(buf, (size_t)n) < 0) return crt_error(err, errno, "write terminal output to stdout");
   }
+  return 0;
 }
 
 static int write_master(int master, struct inbuf *in, crt_err **err) {
@@ -369,6 +403,18 @@ int crt_terminal_copy_loop(int master, crt_err **err) {
     goto out;
   }
   st.master_flags = fl;
+  /* As runc: the container's \n reaches our stdout as \n, so output
+   * redirected to a file has no \r; our tty's OPOST adds it on screen. */
+  struct termios t;
+  if (tcgetattr(master, &t) < 0) {
+    crt_error(err, errno, "get terminal attributes of the pty master");
+    goto out;
+  }
+  t.c_oflag &= ~(tcflag_t)ONLCR;
+  if (tcsetattr(master, TCSANOW, &t) < 0) {
+    crt_error(err, errno, "clear ONLCR on the pty master");
+    goto out;
+  }
   if (open_winch_fd(&st, err) < 0 || enter_raw(&st, err) < 0) goto out;
   int tty = user_tty();
   if (tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("set pty window size from fd %d: %m", tty);

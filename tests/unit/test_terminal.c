@@ -307,7 +307,10 @@ static bool wait_raw(int fd) {
   long end = now_ms() + TIMEOUT_MS;
   struct termios t;
   while (now_ms() < end) {
-    if (tcgetattr(fd, &t) == 0 && !(t.c_lflag & (ICANON | ECHO | ISIG)) && !(t.c_oflag & OPOST)) return true;
+    /* runc's raw mode: no line discipline on input, output processing on */
+    if (tcgetattr(fd, &t) == 0 && !(t.c_lflag & (ICANON | ECHO | ISIG)) && !(t.c_iflag & ICRNL) &&
+        (t.c_oflag & OPOST))
+      return true;
     usleep(5000);
   }
   return false;
@@ -362,8 +365,11 @@ static void test_copy_loop_raw_copy_winch_restore(void **state) {
   assert_true(wait_size(f.is, 30, 100)); /* initial size from our tty */
 
   char out[4096] = "";
+  struct termios inner;
+  assert_int_equal(tcgetattr(f.is, &inner), 0);
+  assert_int_equal(inner.c_oflag & ONLCR, 0); /* cleared, as runc does */
   assert_int_equal(crt_write_all(f.is, "hello\n", 6), 0);
-  assert_true(read_until(f.om, out, sizeof out, "hello\r\n"));
+  assert_true(read_until(f.om, out, sizeof out, "hello\r\n")); /* our tty's ONLCR */
   char in[256] = "";
   assert_int_equal(crt_write_all(f.om, "xyz\r", 4), 0); /* raw: \r passes as is */
   assert_true(read_until(f.is, in, sizeof in, "xyz\n")); /* the inner tty maps it */
@@ -414,10 +420,12 @@ static void test_copy_loop_pipe_stdin_sends_veof(void **state) {
   struct pollfd pf = {.fd = f.is, .events = POLLIN};
   assert_int_equal(poll(&pf, 1, TIMEOUT_MS), 1);
   assert_int_equal(read(f.is, buf, sizeof buf), 0); /* ^D at line start: EOF */
+  assert_int_equal(crt_write_all(f.is, "out1\n", 5), 0);
   close(f.is);
   f.is = -1;
   char echo[256] = "";
-  assert_true(read_until(out[0], echo, sizeof echo, "abc")); /* the pty's echo */
+  assert_true(read_until(out[0], echo, sizeof echo, "out1\n")); /* after the pty's echo */
+  assert_string_equal(echo, "abc\nout1\n"); /* ONLCR off: no \r in redirected output */
   assert_true(read_to_end(out[0]));
   close(out[0]);
   assert_int_equal(wait_exit(f.pid), 0);
