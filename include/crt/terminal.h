@@ -20,10 +20,18 @@ int crt_console_socket_connect(const char *path, crt_err **err);
 
 /* Receives a pty master sent with SCM_RIGHTS. */
 int crt_terminal_recv_master(int sock, int *master, crt_err **err);
+/* The same, also returning the message data (runc and crt send
+ * "/dev/ptmx", the path the master was opened at).  *name is malloc'd;
+ * name may be NULL. */
+int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **err);
 
 /* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and
  * master->stdout until the master hangs up, forwards SIGWINCH, restores the
  * terminal on every exit path.  Returns when the master closes. */
 int crt_terminal_copy_loop(int master, crt_err **err);
+
+/* Copies the window size of tty fd `from` to `master` (what the loop does
+ * on SIGWINCH; for callers that run their own signalfd).  -1 + errno. */
+int crt_terminal_resize_from(int from, int master);
 
 #endif
