@@ -50,6 +50,7 @@ typedef struct {
   int sync;         /* our end */
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
+  int lock;         /* the state dir's flock: the init must not hold it */
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
@@ -88,6 +89,7 @@ static void init_main(init_ctx *c) {
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (c->lock >= 0) close(c->lock);
   if (c->new_userns) {
     TRY(crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
@@ -381,7 +383,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   crt_spec *spec = NULL;
   if (crt_spec_load(cfg, &spec, err) < 0) return -1;
   int rc = -1;
-  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1};
+  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -412,6 +414,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   made_dir = true;
   if ((lock = crt_container_lock(o->root, o->id, err)) < 0) goto out;
+  c.lock = lock;
   char fifo[PATH_MAX + 16];
   snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
   mode_t old = umask(0);
