@@ -302,6 +302,56 @@ static void test_names_and_support(void **state) {
   assert_false(crt_cap_supported(64));
 }
 
+/* ---- LSM (kept here: this host has neither AppArmor nor SELinux) ---- */
+
+static void test_lsm_empty_is_noop(void **state) {
+  crt_err *err = NULL;
+  assert_int_equal(crt_lsm_apply(NULL, &err), 0);
+  crt_process p = {0};
+  assert_int_equal(crt_lsm_apply(&p, &err), 0);
+  p.apparmor_profile = "";
+  p.selinux_label = "";
+  assert_int_equal(crt_lsm_apply(&p, &err), 0);
+  assert_null(err);
+  assert_null(crt_selinux_mount_option(NULL));
+  assert_null(crt_selinux_mount_option(""));
+}
+
+static void test_lsm_errors_when_disabled(void **state) {
+  crt_err *err = NULL;
+  crt_process p = {0};
+  p.apparmor_profile = "docker-default";
+  if (!crt_apparmor_enabled()) {
+    assert_int_equal(crt_lsm_apply(&p, &err), -1);
+    assert_string_equal(err->msg,
+                        "apparmor profile \"docker-default\" requested but AppArmor is not enabled on this host");
+    crt_err_free(&err);
+  } else {
+    print_message("AppArmor is enabled here: its error path is not tested\n");
+  }
+  p.apparmor_profile = NULL;
+  p.selinux_label = "system_u:system_r:container_t:s0";
+  if (!crt_selinux_enabled()) {
+    assert_int_equal(crt_lsm_apply(&p, &err), -1);
+    assert_string_equal(err->msg, "selinux label \"system_u:system_r:container_t:s0\" requested but SELinux is not "
+                                  "enabled on this host");
+    crt_err_free(&err);
+    assert_null(crt_selinux_mount_option("system_u:object_r:container_file_t:s0"));
+  } else {
+    char *o = crt_selinux_mount_option("system_u:object_r:container_file_t:s0");
+    assert_string_equal(o, "context=\"system_u:object_r:container_file_t:s0\"");
+    free(o);
+  }
+}
+
+static void test_lsm_detection_matches_host(void **state) {
+  FILE *f = fopen("/sys/module/apparmor/parameters/enabled", "re");
+  int c = f ? fgetc(f) : EOF;
+  if (f) fclose(f);
+  assert_int_equal(crt_apparmor_enabled(), c == 'Y');
+  assert_int_equal(crt_selinux_enabled(), access("/sys/fs/selinux/enforce", F_OK) == 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_apply_as_root),
@@ -311,6 +361,9 @@ int main(void) {
     cmocka_unit_test(test_ambient_raise_error_names_cap),
     cmocka_unit_test(test_unknown_names_are_skipped),
     cmocka_unit_test(test_names_and_support),
+    cmocka_unit_test(test_lsm_empty_is_noop),
+    cmocka_unit_test(test_lsm_errors_when_disabled),
+    cmocka_unit_test(test_lsm_detection_matches_host),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
