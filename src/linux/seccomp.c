@@ -329,6 +329,8 @@ int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err) {
   struct sock_fprog prog = {.len = (unsigned short)f->prog_len, .filter = f->prog};
   long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, f->flags, &prog);
   if (r < 0 && errno == ENOSYS && f->flags == 0) r = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+  if (r < 0 && errno == EACCES)
+    return crt_error(err, errno, "loading the seccomp filter (without noNewPrivileges this needs CAP_SYS_ADMIN)");
   if (r < 0) return crt_error(err, errno, "loading the seccomp filter");
   if ((f->flags & SECCOMP_FILTER_FLAG_TSYNC) && !f->has_notify && r > 0)
     return crt_error(err, 0, "loading the seccomp filter: thread %ld could not be synchronized", r);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -238,6 +239,28 @@ static int child_flags(void *data) {
 }
 
 static void test_flags_arches_no_nnp(void **state) { assert_exit0(in_child(child_flags, NULL)); }
+
+/* Without no_new_privs and without CAP_SYS_ADMIN the kernel refuses: the
+ * caller ordered things wrongly, and the message says so. */
+static int child_needs_sys_admin(void *data) {
+  crt_seccomp_syscall sys[] = {rule(STRV("getppid"), "SCMP_ACT_ERRNO", 42)};
+  crt_seccomp s = {.default_action = "SCMP_ACT_ALLOW", .syscalls = sys, .n_syscalls = 1};
+  crt_seccomp_filter *f = NULL;
+  crt_err *err = NULL;
+  if (crt_seccomp_compile(&s, &f, &err) < 0) return 10;
+  cap_t none = cap_init();
+  if (none == NULL || cap_set_proc(none) < 0) return 11;
+  cap_free(none);
+  int r = crt_seccomp_load(f, NULL, &err);
+  int ok = r < 0 && err->errnum == EACCES &&
+           strcmp(err->msg, "loading the seccomp filter (without noNewPrivileges this needs CAP_SYS_ADMIN): "
+                            "Permission denied") == 0;
+  crt_err_free(&err);
+  crt_seccomp_filter_free(f);
+  return ok ? 0 : 12;
+}
+
+static void test_load_without_nnp_needs_sys_admin(void **state) { assert_exit0(in_child(child_needs_sys_admin, NULL)); }
 
 /* ---- errors ---- */
 
@@ -590,6 +613,7 @@ int main(void) {
     cmocka_unit_test(test_args_same_index_or_different_and),
     cmocka_unit_test(test_unknown_syscall_and_default_rule_skipped),
     cmocka_unit_test(test_flags_arches_no_nnp),
+    cmocka_unit_test(test_load_without_nnp_needs_sys_admin),
     cmocka_unit_test(test_errors_name_json_path),
     cmocka_unit_test(test_docker_sized_profile_is_fast),
     cmocka_unit_test(test_notify_listener_end_to_end),
