@@ -249,6 +249,19 @@ static void test_console_socket_errors(void **state) {
   assert_int_equal(master, -1);
 }
 
+/* Fails before setsid/dup2, so it is safe to call in the test process. */
+static void test_setup_rejects_huge_console_size(void **state) {
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  crt_process p = {.terminal = true, .has_console_size = true, .console_height = 70000, .console_width = 80};
+  crt_err *e = NULL;
+  assert_int_equal(crt_terminal_setup(&p, sv[1], false, &e), -1);
+  assert_string_equal(e->msg, "process.consoleSize 70000x80: larger than 65535");
+  crt_err_free(&e);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 /* Paths longer than sun_path still connect (through /proc/self/fd). */
 static void test_console_socket_long_path(void **state) {
   char dir[PATH_MAX] = "/tmp/crt-term-long.XXXXXX";
@@ -557,6 +570,7 @@ int main(void) {
       cmocka_unit_test(test_setup_runs_shell_on_pty),
       cmocka_unit_test(test_setup_binds_dev_console),
       cmocka_unit_test(test_console_socket_errors),
+      cmocka_unit_test(test_setup_rejects_huge_console_size),
       cmocka_unit_test(test_console_socket_long_path),
       cmocka_unit_test(test_copy_loop_raw_copy_winch_restore),
       cmocka_unit_test(test_copy_loop_restores_on_sigterm),
