@@ -12,7 +12,8 @@
  * container's devpts): opens a pty, applies consoleSize, binds the slave
  * over /dev/console when bind_console, makes it the controlling terminal and
  * stdin/stdout/stderr, and sends the master over sock (SCM_RIGHTS, runc's
- * format).  Closes its copy of the master. */
+ * format).  Closes its copy of the master.  sock should be above 2: a sock
+ * on 0-2 is replaced by the slave (after the master was sent). */
 int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err);
 
 /* Connects to a --console-socket path (unix stream); returns the fd. */

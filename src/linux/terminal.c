@@ -41,16 +41,29 @@ static int open_slave(int master, const char *name, crt_err **err) {
   return fd;
 }
 
+/* With 0-2 closed the pty could land there and be clobbered by the dup2s
+ * onto stdio; keep both ends above. */
+static int move_above_stdio(int *fd, const char *what, crt_err **err) {
+  if (*fd > 2) return 0;
+  int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  if (nfd < 0) return crt_error(err, errno, "dup %s", what);
+  close(*fd);
+  *fd = nfd;
+  return 0;
+}
+
 static int open_pty(int *master_out, int *slave_out, char *name, size_t name_len, crt_err **err) {
   cleanup_close int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
+  if (move_above_stdio(&master, "/dev/ptmx", err) < 0) return -1;
   if (unlockpt(master) < 0) return crt_error(err, errno, "unlockpt /dev/ptmx");
   int r = ptsname_r(master, name, name_len);
   if (r != 0) return crt_error(err, r, "ptsname of /dev/ptmx");
-  int slave = open_slave(master, name, err);
+  cleanup_close int slave = open_slave(master, name, err);
   if (slave < 0) return -1;
+  if (move_above_stdio(&slave, name, err) < 0) return -1;
   *master_out = crt_steal_fd(master);
-  *slave_out = slave;
+  *slave_out = crt_steal_fd(slave);
   return 0;
 }
 
@@ -126,7 +139,6 @@ int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_er
   if (send_fd(sock, master, CRT_PTY_MSG_NAME, name, err) < 0) return -1;
   for (int i = 0; i < 3; i++)
     if (dup2(slave, i) < 0) return crt_error(err, errno, "dup2 terminal %s to fd %d", name, i);
-  if (slave <= 2) slave = -1; /* now one of the stdio fds: keep it */
   return 0;
 }
 

@@ -249,6 +249,37 @@ static void test_console_socket_errors(void **state) {
   assert_int_equal(master, -1);
 }
 
+/* With stdio closed the pty's fds would land on 0-2 and be clobbered. */
+static void test_setup_with_stdio_closed(void **state) {
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(sv[0]);
+    close(0);
+    close(1);
+    close(2);
+    crt_err *e = NULL;
+    if (crt_terminal_setup(&proc_40x120, sv[1], false, &e) < 0) _exit(1);
+    bool ok = isatty(0) && isatty(1) && isatty(2);
+    struct stat a, b;
+    ok = ok && fstat(0, &a) == 0 && fstat(2, &b) == 0 && a.st_rdev == b.st_rdev;
+    if (!ok || write(1, "fds-ok\n", 7) != 7) _exit(2);
+    _exit(0);
+  }
+  close(sv[1]);
+  int master = -1;
+  crt_err *e = NULL;
+  int r = crt_terminal_recv_master(sv[0], &master, &e);
+  close(sv[0]);
+  if (r < 0) fail_msg("%s", e->msg);
+  char out[256] = "";
+  assert_true(read_until(master, out, sizeof out, "fds-ok"));
+  assert_int_equal(wait_exit(pid), 0);
+  close(master);
+}
+
 /* Fails before setsid/dup2, so it is safe to call in the test process. */
 static void test_setup_rejects_huge_console_size(void **state) {
   int sv[2];
@@ -571,6 +602,7 @@ int main(void) {
       cmocka_unit_test(test_setup_binds_dev_console),
       cmocka_unit_test(test_console_socket_errors),
       cmocka_unit_test(test_setup_rejects_huge_console_size),
+      cmocka_unit_test(test_setup_with_stdio_closed),
       cmocka_unit_test(test_console_socket_long_path),
       cmocka_unit_test(test_copy_loop_raw_copy_winch_restore),
       cmocka_unit_test(test_copy_loop_restores_on_sigterm),
