@@ -31,6 +31,12 @@ int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **
  * terminal on every exit path.  Returns when the master closes. */
 int crt_terminal_copy_loop(int master, crt_err **err);
 
+/* The same, and while it runs SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2
+ * SIGPIPE SIGALRM SIGCONT sent to us are forwarded to forward_to (the
+ * container's process, as runc does); they no longer end the loop, the
+ * master's hang-up does.  forward_to <= 0: crt_terminal_copy_loop. */
+int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err);
+
 /* Copies the window size of tty fd `from` to `master` (what the loop does
  * on SIGWINCH; for callers that run their own signalfd).  -1 + errno. */
 int crt_terminal_resize_from(int from, int master);
