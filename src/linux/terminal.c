@@ -41,16 +41,29 @@ static int open_slave(int master, const char *name, crt_err **err) {
   return fd;
 }
 
+/* With 0-2 closed the pty could land there and be clobbered by the dup2s
+ * onto stdio; keep both ends above. */
+static int move_above_stdio(int *fd, const char *what, crt_err **err) {
+  if (*fd > 2) return 0;
+  int nfd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  if (nfd < 0) return crt_error(err, errno, "dup %s", what);
+  close(*fd);
+  *fd = nfd;
+  return 0;
+}
+
 static int open_pty(int *master_out, int *slave_out, char *name, size_t name_len, crt_err **err) {
   cleanup_close int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
+  if (move_above_stdio(&master, "/dev/ptmx", err) < 0) return -1;
   if (unlockpt(master) < 0) return crt_error(err, errno, "unlockpt /dev/ptmx");
   int r = ptsname_r(master, name, name_len);
   if (r != 0) return crt_error(err, r, "ptsname of /dev/ptmx");
-  int slave = open_slave(master, name, err);
+  cleanup_close int slave = open_slave(master, name, err);
   if (slave < 0) return -1;
+  if (move_above_stdio(&slave, name, err) < 0) return -1;
   *master_out = crt_steal_fd(master);
-  *slave_out = slave;
+  *slave_out = crt_steal_fd(slave);
   return 0;
 }
 
@@ -126,7 +139,6 @@ int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_er
   if (send_fd(sock, master, CRT_PTY_MSG_NAME, name, err) < 0) return -1;
   for (int i = 0; i < 3; i++)
     if (dup2(slave, i) < 0) return crt_error(err, errno, "dup2 terminal %s to fd %d", name, i);
-  if (slave <= 2) slave = -1; /* now one of the stdio fds: keep it */
   return 0;
 }
 
@@ -244,8 +256,11 @@ struct loop_state {
  * or handles them (or blocks them to forward them), that is its policy,
  * and the loop restores the terminal when it returns. */
 static void install_fatal_handlers(struct loop_state *st) {
+  sigset_t blocked;
+  if (sigprocmask(SIG_BLOCK, NULL, &blocked) < 0) sigemptyset(&blocked);
   for (size_t i = 0; i < N_FATAL; i++) {
     struct sigaction old;
+    if (sigismember(&blocked, g_fatal[i]) == 1) continue;
     if (sigaction(g_fatal[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
     struct sigaction sa = {.sa_handler = restore_and_die, .sa_flags = SA_RESETHAND | SA_NODEFER};
     sigemptyset(&sa.sa_mask);
@@ -280,23 +295,33 @@ static void loop_cleanup(struct loop_state *st, int master) {
   if (st->master_flags >= 0) fcntl(master, F_SETFL, st->master_flags);
 }
 
-static int open_winch_fd(struct loop_state *st, crt_err **err) {
+/* What a foreground runtime passes on to the container, as runc does
+ * (SIGCHLD and the stop signals stay ours). */
+static const int g_forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGCONT};
+
+static int open_signal_fd(struct loop_state *st, pid_t forward_to, crt_err **err) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGWINCH);
-  if (sigprocmask(SIG_BLOCK, &set, &st->old_mask) < 0) return crt_error(err, errno, "block SIGWINCH");
+  if (forward_to > 0)
+    for (size_t i = 0; i < sizeof g_forwarded / sizeof g_forwarded[0]; i++) sigaddset(&set, g_forwarded[i]);
+  if (sigprocmask(SIG_BLOCK, &set, &st->old_mask) < 0) return crt_error(err, errno, "block signals for the terminal loop");
   st->mask_set = true;
   st->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (st->sfd < 0) return crt_error(err, errno, "signalfd for SIGWINCH");
+  if (st->sfd < 0) return crt_error(err, errno, "signalfd for the terminal loop");
   return 0;
 }
 
-static void handle_winch(int sfd, int master) {
+static void handle_signals(int sfd, int master, pid_t forward_to) {
   struct signalfd_siginfo si;
+  bool winch = false;
   while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+    if (si.ssi_signo == SIGWINCH) winch = true;
+    else if (forward_to > 0 && kill(forward_to, (int)si.ssi_signo) < 0)
+      crt_debug("forward signal %u to %d: %m", si.ssi_signo, (int)forward_to);
   }
   int tty = user_tty();
-  if (tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("forward window size to the pty: %m");
+  if (winch && tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("forward window size to the pty: %m");
 }
 
 struct inbuf {
@@ -368,7 +393,7 @@ static int write_master(int master, struct inbuf *in, crt_err **err) {
   return 0;
 }
 
-static int copy(int master, int sfd, crt_err **err) {
+static int copy(int master, int sfd, pid_t forward_to, crt_err **err) {
   struct inbuf in = {.off = 0, .len = 0};
   bool stdin_open = true;
   for (;;) {
@@ -381,7 +406,7 @@ static int copy(int master, int sfd, crt_err **err) {
       if (errno == EINTR) continue;
       return crt_error(err, errno, "poll terminal");
     }
-    if (pf[1].revents & POLLIN) handle_winch(sfd, master);
+    if (pf[1].revents & POLLIN) handle_signals(sfd, master, forward_to);
     if (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) stdin_open = read_stdin(master, &in);
     if (pf[2].revents & POLLNVAL) stdin_open = false;
     if (in.len && (pf[0].revents & POLLOUT) && write_master(master, &in, err) < 0) return -1;
@@ -392,7 +417,7 @@ static int copy(int master, int sfd, crt_err **err) {
   }
 }
 
-int crt_terminal_copy_loop(int master, crt_err **err) {
+int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err) {
   struct loop_state st = {.sfd = -1, .master_flags = -1};
   int ret = -1;
   /* Non-blocking master: a container that stops reading its input must not
@@ -415,11 +440,17 @@ int crt_terminal_copy_loop(int master, crt_err **err) {
     crt_error(err, errno, "clear ONLCR on the pty master");
     goto out;
   }
-  if (open_winch_fd(&st, err) < 0 || enter_raw(&st, err) < 0) goto out;
+  /* The signalfd first: with forwarding, the fatal signals are blocked by
+   * then, so enter_raw installs no handler for them. */
+  if (open_signal_fd(&st, forward_to, err) < 0 || enter_raw(&st, err) < 0) goto out;
   int tty = user_tty();
   if (tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("set pty window size from fd %d: %m", tty);
-  ret = copy(master, st.sfd, err);
+  ret = copy(master, st.sfd, forward_to, err);
 out:
   loop_cleanup(&st, master);
   return ret;
+}
+
+int crt_terminal_copy_loop(int master, crt_err **err) {
+  return crt_terminal_copy_loop_forward(master, 0, err);
 }

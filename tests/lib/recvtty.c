@@ -7,14 +7,15 @@
  * Listens on SOCKET_PATH (removed first if it exists, and again once the
  * connection is accepted), accepts one connection and receives one pty
  * master in runc's format: the message data is the master's file name
- * (runc sends "/dev/ptmx"), the fd comes as SCM_RIGHTS.  The name is reported on
- * stderr as "recvtty: received NAME".
+ * (runc sends "/dev/ptmx"), the fd comes as SCM_RIGHTS.  The name is
+ * reported on stderr as "recvtty: received NAME".
  *   single (default): copies our stdin to the master and the master to our
  *     stdout.  At EOF on stdin it sends the pty's VEOF (^D) once and keeps
  *     draining the master; it exits 0 once the master hangs up (EIO: the
  *     container closed its terminal), so no output is lost.
  *   null: never writes to the master; drains and discards its output until
- *     EIO, then exits 0.
+ *     EIO, then exits 0.  (runc's null mode keeps accepting connections;
+ *     this one serves one, like single.)
  * --pid-file is written once the socket is listening, so a test can wait
  * for it before starting `crt create --console-socket SOCKET_PATH`.
  * Exit status: 0 after the hang-up, 1 on errors, 2 on usage errors.

@@ -78,6 +78,21 @@ static int wait_exit(pid_t pid) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* wait_exit with a deadline: on timeout the child is killed, -1 returned. */
+static int wait_exit_timeout(pid_t pid) {
+  long end = now_ms() + TIMEOUT_MS;
+  int st;
+  while (now_ms() < end) {
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (r < 0 && errno != EINTR) return -1;
+    usleep(5000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return -1;
+}
+
 /* A child reports what it checked over a pipe: "ok ..." or the failure. */
 static void report(int fd, const char *fmt, ...) {
   va_list ap;
@@ -249,6 +264,50 @@ static void test_console_socket_errors(void **state) {
   assert_int_equal(master, -1);
 }
 
+/* With stdio closed the pty's fds would land on 0-2 and be clobbered. */
+static void test_setup_with_stdio_closed(void **state) {
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(sv[0]);
+    close(0);
+    close(1);
+    close(2);
+    crt_err *e = NULL;
+    if (crt_terminal_setup(&proc_40x120, sv[1], false, &e) < 0) _exit(1);
+    bool ok = isatty(0) && isatty(1) && isatty(2);
+    struct stat a, b;
+    ok = ok && fstat(0, &a) == 0 && fstat(2, &b) == 0 && a.st_rdev == b.st_rdev;
+    if (!ok || write(1, "fds-ok\n", 7) != 7) _exit(2);
+    _exit(0);
+  }
+  close(sv[1]);
+  int master = -1;
+  crt_err *e = NULL;
+  int r = crt_terminal_recv_master(sv[0], &master, &e);
+  close(sv[0]);
+  if (r < 0) fail_msg("%s", e->msg);
+  char out[256] = "";
+  assert_true(read_until(master, out, sizeof out, "fds-ok"));
+  assert_int_equal(wait_exit(pid), 0);
+  close(master);
+}
+
+/* Fails before setsid/dup2, so it is safe to call in the test process. */
+static void test_setup_rejects_huge_console_size(void **state) {
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  crt_process p = {.terminal = true, .has_console_size = true, .console_height = 70000, .console_width = 80};
+  crt_err *e = NULL;
+  assert_int_equal(crt_terminal_setup(&p, sv[1], false, &e), -1);
+  assert_string_equal(e->msg, "process.consoleSize 70000x80: larger than 65535");
+  crt_err_free(&e);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 /* Paths longer than sun_path still connect (through /proc/self/fd). */
 static void test_console_socket_long_path(void **state) {
   char dir[PATH_MAX] = "/tmp/crt-term-long.XXXXXX";
@@ -324,6 +383,8 @@ static void assert_termios_equal(const struct termios *a, const struct termios *
   assert_memory_equal(a->c_cc, b->c_cc, sizeof a->c_cc);
 }
 
+static pid_t g_forward_to; /* > 0: start_loop uses the forwarding variant */
+
 /* Forks the runtime side: stdin/stdout on the user's tty (or in_fd/out_fd
  * when >= 0), running crt_terminal_copy_loop on the container's master. */
 static void start_loop(struct loop_fixture *f, int in_fd, int out_fd) {
@@ -334,7 +395,7 @@ static void start_loop(struct loop_fixture *f, int in_fd, int out_fd) {
     dup2(out_fd >= 0 ? out_fd : f->os, 1);
     crt_close_fds_from(3, &f->im, 1);
     crt_err *e = NULL;
-    if (crt_terminal_copy_loop(f->im, &e) < 0) {
+    if (crt_terminal_copy_loop_forward(f->im, g_forward_to, &e) < 0) {
       fprintf(stderr, "copy loop: %s\n", e->msg);
       _exit(1);
     }
@@ -400,6 +461,37 @@ static void test_copy_loop_restores_on_sigterm(void **state) {
   struct termios after;
   assert_int_equal(tcgetattr(f.os, &after), 0);
   assert_termios_equal(&f.before, &after);
+  close_fixture(&f);
+}
+
+/* With a pid to forward to, SIGTERM reaches that process, and the loop
+ * (and raw mode) go on until the master hangs up. */
+static void test_copy_loop_forwards_signals(void **state) {
+  pid_t target = fork();
+  assert_true(target >= 0);
+  if (target == 0) {
+    for (;;) pause();
+  }
+  struct loop_fixture f;
+  open_fixture(&f);
+  g_forward_to = target;
+  start_loop(&f, -1, -1);
+  g_forward_to = 0;
+  assert_true(wait_raw(f.os));
+  kill(f.pid, SIGTERM);
+  int code = wait_exit_timeout(target);
+  assert_int_equal(code, 128 + SIGTERM);
+  struct termios t;
+  assert_int_equal(tcgetattr(f.os, &t), 0);
+  assert_int_equal(t.c_lflag & ICANON, 0); /* the loop is still running */
+  assert_int_equal(crt_write_all(f.is, "after\n", 6), 0);
+  close(f.is);
+  f.is = -1;
+  char out[256] = "";
+  assert_true(read_until(f.om, out, sizeof out, "after"));
+  assert_int_equal(wait_exit(f.pid), 0);
+  assert_int_equal(tcgetattr(f.os, &t), 0);
+  assert_termios_equal(&f.before, &t);
   close_fixture(&f);
 }
 
@@ -557,10 +649,13 @@ int main(void) {
       cmocka_unit_test(test_setup_runs_shell_on_pty),
       cmocka_unit_test(test_setup_binds_dev_console),
       cmocka_unit_test(test_console_socket_errors),
+      cmocka_unit_test(test_setup_rejects_huge_console_size),
+      cmocka_unit_test(test_setup_with_stdio_closed),
       cmocka_unit_test(test_console_socket_long_path),
       cmocka_unit_test(test_copy_loop_raw_copy_winch_restore),
       cmocka_unit_test(test_copy_loop_restores_on_sigterm),
       cmocka_unit_test(test_copy_loop_pipe_stdin_sends_veof),
+      cmocka_unit_test(test_copy_loop_forwards_signals),
       cmocka_unit_test(test_recvtty_single),
       cmocka_unit_test(test_recvtty_null),
   };
