@@ -869,7 +869,7 @@ int crt_cgroup_oom_fd(const char *path, crt_err **err) {
   snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
   cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
   if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
-  int efd = eventfd(0, EFD_CLOEXEC);
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (efd < 0) return crt_error(err, errno, "cgroup: eventfd");
   char line[64];
   snprintf(line, sizeof line, "%d %d", efd, ofd);
