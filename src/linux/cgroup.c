@@ -937,7 +937,7 @@ static yajl_val jget(yajl_val o, const char *a, const char *b) {
 static int jint(yajl_val o, const char *a, const char *b, const char *name, crt_i64 *dst, crt_err **err) {
   yajl_val v = jget(o, a, b);
   if (!v || YAJL_IS_NULL(v)) return 0;
-  if (!YAJL_IS_INTEGER(v)) return crt_error(err, EINVAL, "%s: .%s.%s: expected integer", name, a, b);
+  if (!YAJL_IS_INTEGER(v)) return crt_error(err, 0, "%s: .%s.%s: expected integer", name, a, b);
   dst->set = true;
   dst->v = YAJL_GET_INTEGER(v);
   return 0;
@@ -947,7 +947,7 @@ static int juint(yajl_val o, const char *a, const char *b, const char *name, crt
   crt_i64 t = {0};
   if (jint(o, a, b, name, &t, err) < 0) return -1;
   if (!t.set) return 0;
-  if (t.v < 0) return crt_error(err, EINVAL, "%s: .%s.%s: expected a non-negative integer", name, a, b);
+  if (t.v < 0) return crt_error(err, 0, "%s: .%s.%s: expected a non-negative integer", name, a, b);
   dst->set = true;
   dst->v = (uint64_t)t.v;
   return 0;
@@ -956,7 +956,7 @@ static int juint(yajl_val o, const char *a, const char *b, const char *name, crt
 static int jbool(yajl_val o, const char *a, const char *b, const char *name, crt_bool *dst, crt_err **err) {
   yajl_val v = jget(o, a, b);
   if (!v || YAJL_IS_NULL(v)) return 0;
-  if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) return crt_error(err, EINVAL, "%s: .%s.%s: expected boolean", name, a, b);
+  if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) return crt_error(err, 0, "%s: .%s.%s: expected boolean", name, a, b);
   dst->set = true;
   dst->v = YAJL_IS_TRUE(v);
   return 0;
@@ -965,7 +965,7 @@ static int jbool(yajl_val o, const char *a, const char *b, const char *name, crt
 static int jstr(yajl_val o, const char *a, const char *b, const char *name, char **dst, crt_err **err) {
   yajl_val v = jget(o, a, b);
   if (!v || YAJL_IS_NULL(v)) return 0;
-  if (!YAJL_IS_STRING(v)) return crt_error(err, EINVAL, "%s: .%s.%s: expected string", name, a, b);
+  if (!YAJL_IS_STRING(v)) return crt_error(err, 0, "%s: .%s.%s: expected string", name, a, b);
   *dst = strdup(v->u.string);
   return *dst ? 0 : crt_error(err, ENOMEM, "%s", name);
 }
@@ -997,7 +997,7 @@ static int parse_res(yajl_val t, const char *n, crt_resources *r, crt_err **err)
     for (size_t i = 0; i < len; i++) {
       yajl_val v = YAJL_GET_OBJECT(u)->values[i];
       if (!YAJL_IS_STRING(v))
-        return crt_error(err, EINVAL, "%s: .unified.%s: expected string", n, YAJL_GET_OBJECT(u)->keys[i]);
+        return crt_error(err, 0, "%s: .unified.%s: expected string", n, YAJL_GET_OBJECT(u)->keys[i]);
       r->unified.v[i].key = strdup(YAJL_GET_OBJECT(u)->keys[i]);
       r->unified.v[i].value = strdup(v->u.string);
       r->unified.len++;
@@ -1010,8 +1010,8 @@ int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resou
   memset(r, 0, sizeof *r);
   char ebuf[256] = "";
   yajl_val t = yajl_tree_parse(buf, ebuf, sizeof ebuf);
-  if (!t) return crt_error(err, EINVAL, "%s: invalid JSON: %s", name, ebuf);
-  int rc = YAJL_IS_OBJECT(t) ? parse_res(t, name, r, err) : crt_error(err, EINVAL, "%s: expected an object", name);
+  if (!t) return crt_error(err, 0, "%s: invalid JSON: %s", name, ebuf);
+  int rc = YAJL_IS_OBJECT(t) ? parse_res(t, name, r, err) : crt_error(err, 0, "%s: expected an object", name);
   yajl_tree_free(t);
   if (rc < 0) crt_cgroup_resources_clear(r);
   return rc;

@@ -497,6 +497,53 @@ static void test_systemd_and_mode(void **state) {
   crt_err_free(&e);
 }
 
+static void test_parse_size(void **state) {
+  long long v;
+  assert_int_equal(crt_cgroup_parse_size("1024", &v), 0);
+  assert_int_equal(v, 1024);
+  assert_int_equal(crt_cgroup_parse_size("100M", &v), 0);
+  assert_int_equal(v, 100LL << 20);
+  assert_int_equal(crt_cgroup_parse_size("1g", &v), 0);
+  assert_int_equal(v, 1LL << 30);
+  assert_int_equal(crt_cgroup_parse_size("1.5GiB", &v), 0);
+  assert_int_equal(v, 3LL << 29);
+  assert_int_equal(crt_cgroup_parse_size("2 kb", &v), 0);
+  assert_int_equal(v, 2048);
+  assert_int_equal(crt_cgroup_parse_size("-1", &v), 0);
+  assert_int_equal(v, -1);
+  assert_int_equal(crt_cgroup_parse_size("10x", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("-5", &v), -1);
+}
+
+static void test_parse_resources_json(void **state) {
+  crt_resources r;
+  crt_err *e = NULL;
+  const char *j = "{\"memory\":{\"limit\":1048576,\"swap\":-1,\"checkBeforeUpdate\":true},"
+                  "\"cpu\":{\"shares\":512,\"quota\":-1,\"cpus\":\"0-1\"},\"blockIO\":{\"weight\":300},"
+                  "\"pids\":{\"limit\":20},\"unified\":{\"memory.high\":\"4096\"}}";
+  assert_int_equal(crt_cgroup_parse_resources_json(j, "r.json", &r, &e), 0);
+  assert_true(r.memory.limit.set);
+  assert_int_equal(r.memory.limit.v, 1048576);
+  assert_int_equal(r.memory.swap.v, -1);
+  assert_true(r.memory.check_before_update.v);
+  assert_false(r.memory.reservation.set);
+  assert_int_equal(r.cpu.shares.v, 512);
+  assert_int_equal(r.cpu.quota.v, -1);
+  assert_string_equal(r.cpu.cpus, "0-1");
+  assert_int_equal(r.blkio.weight.v, 300);
+  assert_int_equal(r.pids.limit.v, 20);
+  assert_int_equal(r.unified.len, 1);
+  assert_string_equal(r.unified.v[0].key, "memory.high");
+  crt_cgroup_resources_clear(&r);
+  assert_int_equal(crt_cgroup_parse_resources_json("{\"cpu\":{\"shares\":\"x\"}}", "r.json", &r, &e), -1);
+  assert_string_equal(e->msg, "r.json: .cpu.shares: expected integer");
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_parse_resources_json("{", "r.json", &r, &e), -1);
+  assert_non_null(strstr(e->msg, "invalid JSON"));
+  crt_err_free(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_v2_translations, setup, teardown),
@@ -510,6 +557,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test(test_systemd_and_mode),
+      cmocka_unit_test(test_parse_size),
+      cmocka_unit_test(test_parse_resources_json),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
