@@ -23,8 +23,9 @@ test_memory_and_pids_limit() {
   assert_eq 20 "$(cg_file "$id" pids pids.max)" "pids.max"
   local pid; pid=$(state_field "$id" pid)
   assert_contains "$(cg_file "$id" pids cgroup.procs)" "$pid" "init in the cgroup"
+  local p; p=$(cg_path "$id")
   crt delete -f "$id"
-  [ ! -d "/sys/fs/cgroup/pids$(cg_path "$id" 2>/dev/null || echo /"$id")" ] || fail "cgroup left after delete"
+  [ ! -d "/sys/fs/cgroup/pids$p" ] || fail "cgroup $p left after delete"
 }
 
 test_pause_resume() {
