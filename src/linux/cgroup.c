@@ -368,11 +368,13 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
     rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
   } else {
     rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
-    if (rc == 0 && m == CRT_CGROUP_MODE_HYBRID) {
+    if (rc >= 0 && m == CRT_CGROUP_MODE_HYBRID) {
       /* The unified hierarchy holds controllers v1 lacks (hugetlb here). */
       cleanup_free char *u = NULL;
       if (asprintf(&u, "%s/unified", cg_root()) < 0) return crt_error(err, ENOMEM, "cgroup");
+      int v1rc = rc;
       rc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, pid, err);
+      if (rc >= 0) rc = v1rc == 1 && rc == 1 ? 1 : 0;
       if (rc < 0) {
         crt_err *ign = NULL;
         crt_cgroup_destroy(path, &ign);
@@ -381,7 +383,9 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
     }
   }
   if (rc < 0) return rc;
-  *path_out = crt_steal(path);
+  /* rc 1: rootless and no hierarchy could be joined */
+  *path_out = rc == 1 ? strdup("") : crt_steal(path);
+  if (!*path_out) return crt_error(err, ENOMEM, "cgroup");
   return 0;
 }
 
@@ -507,9 +511,10 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
     cleanup_free char *d = crt_cgroup_dir(path, NULL);
     if (d && cg_exists(d, "cgroup.kill")) return cg_write(d, "cgroup.kill", "1", err);
   }
-  /* Frozen, no process can fork a child we would miss. */
-  bool froze = false;
-  if (crt_cgroup_is_frozen(path) == 0) {
+  /* Frozen, no process can fork a child we would miss.  A paused
+   * container is thawed after SIGKILL so that the kill takes effect. */
+  bool froze = false, was_frozen = crt_cgroup_is_frozen(path) == 1;
+  if (!was_frozen) {
     crt_err *e = NULL;
     froze = crt_cgroup_freeze(path, true, &e) == 0;
     crt_err_free(&e);
@@ -520,7 +525,7 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
   free(pids);
-  if (froze) {
+  if (froze || (was_frozen && sig == SIGKILL)) {
     crt_err *e = NULL;
     if (crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
       *err = e;

@@ -255,7 +255,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
         crt_debug("cgroup: rootless, no cgroup at %s", dir);
         *p = c;
         undo(dir, made);
-        return 0;
+        return 1;
       }
       rc = crt_error(err, e, "cgroup: mkdir %s", dir);
       *p = c;
@@ -270,7 +270,8 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     rc = cg_move(dir, pid, &e);
     if (rc < 0 && rootless && cg_perm_error(e->errnum)) {
       crt_err_free(&e);
-      rc = 0;
+      undo(dir, made);
+      return 1;
     } else if (rc < 0) {
       *err = e;
     }

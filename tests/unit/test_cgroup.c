@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -251,6 +252,34 @@ static void test_v2_enter_undo(void **state) {
   snprintf(p, sizeof p, "%s/new", tree);
   assert_int_equal(access(p, F_OK), -1);
   free(mkdirs("/pre"));
+}
+
+/* Rootless and no permission anywhere: success with no cgroup (""). */
+static void test_rootless_skip(void **state) {
+  free(v2_tree("/pre"));
+  chmod(tree, 0755);
+  pid_t c = fork();
+  assert_true(c >= 0);
+  if (c == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(2);
+    crt_linux l = {.cgroups_path = "/rl"};
+    crt_spec spec = {.linux_ = &l};
+    crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
+    char *path = NULL;
+    crt_err *e = NULL;
+    int rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    int ok = rc == 0 && path && *path == 0;
+    free(path);
+    crt_err_free(&e);
+    cfg.rootless = false;
+    rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    ok = ok && rc < 0 && e && e->errnum == EACCES;
+    crt_err_free(&e);
+    _exit(ok ? 0 : 1);
+  }
+  int st;
+  assert_int_equal(waitpid(c, &st, 0), c);
+  if (geteuid() == 0) assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void test_v2_freeze_pids_stats(void **state) {
@@ -551,6 +580,7 @@ int main(void) {
       cmocka_unit_test(test_formulas),
       cmocka_unit_test_setup_teardown(test_v2_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_enter_undo, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rootless_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_freeze_pids_stats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_resources, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),

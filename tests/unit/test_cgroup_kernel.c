@@ -200,7 +200,9 @@ static void test_v1_real(void **state) {
   assert_true(st.mem_usage > 0);
   crt_cgroup_stats_free(&st);
 
-  /* kill through the cgroup, then nothing may be left */
+  /* kill through the cgroup, paused (it must be thawed to die), then
+   * nothing may be left */
+  assert_int_equal(crt_cgroup_freeze(v1_path, true, &e), 0);
   assert_int_equal(crt_cgroup_kill(v1_path, SIGKILL, &e), 0);
   int status;
   assert_int_equal(waitpid(v1w.pid, &status, 0), v1w.pid);
