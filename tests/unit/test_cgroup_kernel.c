@@ -221,6 +221,65 @@ static void test_v1_real(void **state) {
   free(mem), free(pids), free(dev), free(cpuset);
 }
 
+/* OOM notification on v1: a child over its memory+swap limit is killed and
+ * the eventfd reports it. */
+static char oom_path[64];
+
+static int oom_teardown(void **state) {
+  crt_err *e = NULL;
+  crt_cgroup_destroy(oom_path, &e);
+  crt_err_free(&e);
+  return 0;
+}
+
+static void test_v1_oom_event(void **state) {
+  if (!v1_available() || access("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", F_OK) != 0) skip();
+  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
+  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) skip();
+  snprintf(oom_path, sizeof oom_path, "/crt-t-unit-oom-%d", (int)getpid());
+  int go[2];
+  assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+  pid_t c = fork();
+  assert_true(c >= 0);
+  if (c == 0) {
+    char b;
+    close(go[1]);
+    if (read(go[0], &b, 1) != 1) _exit(3);
+    for (size_t total = 0; total < (256u << 20); total += 1 << 20) {
+      char *p = malloc(1 << 20);
+      if (!p) _exit(4);
+      memset(p, 1, 1 << 20);
+    }
+    _exit(5);
+  }
+  close(go[0]);
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 16 << 20};
+  r.memory.swap = (crt_i64){true, 16 << 20};
+  crt_linux l = {.cgroups_path = oom_path, .resources = &r};
+  crt_spec spec = {.linux_ = &l};
+  crt_cgroup_config cfg = {.id = "t", .spec = &spec};
+  char *path = NULL;
+  crt_err *e = NULL;
+  if (crt_cgroup_enter(&cfg, c, &path, &e) < 0) {
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+    fail_msg("enter: %s", e->msg);
+  }
+  free(path);
+  int fd = crt_cgroup_oom_fd(oom_path, &e);
+  assert_true(fd >= 0);
+  assert_int_equal(write(go[1], "x", 1), 1);
+  close(go[1]);
+  int st;
+  assert_int_equal(waitpid(c, &st, 0), c);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  unsigned long long last = 0;
+  assert_true(crt_cgroup_oom_read(oom_path, fd, &last) >= 1);
+  close(fd);
+  assert_int_equal(crt_cgroup_destroy(oom_path, &e), 0);
+}
+
 /* ---- (b) v2 in a private cgroup2 mount ---- */
 
 static char v2_name[64], v2_mnt[64];
@@ -365,6 +424,7 @@ static void test_v2_real(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_v1_real, v1_teardown),
+      cmocka_unit_test_teardown(test_v1_oom_event, oom_teardown),
       cmocka_unit_test_teardown(test_v2_real, v2_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
