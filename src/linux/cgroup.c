@@ -367,19 +367,39 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
   if (m == CRT_CGROUP_MODE_V2) {
     rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
   } else {
-    rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
-    if (rc >= 0 && m == CRT_CGROUP_MODE_HYBRID) {
-      /* The unified hierarchy holds controllers v1 lacks (hugetlb here). */
-      cleanup_free char *u = NULL;
+    /* Hybrid: the unified directory must exist before the v1 resources
+     * are written (hugetlb may live only there); the pid moves last. */
+    cleanup_free char *u = NULL;
+    int urc = 1;
+    if (m == CRT_CGROUP_MODE_HYBRID) {
       if (asprintf(&u, "%s/unified", cg_root()) < 0) return crt_error(err, ENOMEM, "cgroup");
-      int v1rc = rc;
-      rc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, pid, err);
-      if (rc >= 0) rc = v1rc == 1 && rc == 1 ? 1 : 0;
+      urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
+      if (urc < 0) return -1;
+    }
+    rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+    if (rc >= 0 && urc == 0) {
+      cleanup_free char *ud = NULL;
+      crt_err *e = NULL;
+      if (asprintf(&ud, "%s%s", u, path) < 0) {
+        rc = crt_error(err, ENOMEM, "cgroup");
+      } else if (cg_move(ud, pid, &e) < 0) {
+        if (cfg->rootless && cg_perm_error(e->errnum)) {
+          crt_err_free(&e);
+        } else {
+          *err = e;
+          rc = -1;
+        }
+      }
       if (rc < 0) {
         crt_err *ign = NULL;
         crt_cgroup_destroy(path, &ign);
         crt_err_free(&ign);
+      } else if (rc == 1) {
+        rc = 0; /* joined the unified hierarchy at least */
       }
+    } else if (rc < 0 && u) {
+      cleanup_free char *ud = NULL;
+      if (asprintf(&ud, "%s%s", u, path) > 0) rmdir(ud);
     }
   }
   if (rc < 0) return rc;

@@ -245,7 +245,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     /* controllers must be enabled in the parent before the child exists */
     char *s = strrchr(dir, '/');
     *s = 0;
-    if (apply) enable_controllers(dir);
+    enable_controllers(dir);
     *s = '/';
     if (mkdir(dir, 0755) == 0) {
       if (!made) made = strdup(dir);
@@ -265,7 +265,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     if (c == 0) break;
   }
   if (rc == 0 && apply) rc = apply_all(dir, spec, rootless, err);
-  if (rc == 0) {
+  if (rc == 0 && pid > 0) { /* pid 0: the caller moves it later */
     crt_err *e = NULL;
     rc = cg_move(dir, pid, &e);
     if (rc < 0 && rootless && cg_perm_error(e->errnum)) {

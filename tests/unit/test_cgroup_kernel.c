@@ -129,6 +129,9 @@ static void test_v1_real(void **state) {
   crt_resources r = {0};
   r.memory.limit = (crt_i64){true, 64 << 20};
   r.pids.limit = (crt_i64){true, 1};
+  crt_hugepage_limit huge = {"2MB", 4 << 20};
+  r.hugepage_limits = &huge;
+  r.n_hugepage_limits = 1;
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   r.devices = &deny_all;
   r.n_devices = 1;
@@ -150,6 +153,17 @@ static void test_v1_real(void **state) {
   s = readf(pids, "pids.max");
   assert_string_equal(s, "1");
   free(s);
+  if (crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID && access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
+    /* this host has hugetlb only on the unified hierarchy */
+    char u[256];
+    snprintf(u, sizeof u, "/sys/fs/cgroup/unified%s", v1_path);
+    s = readf(u, "hugetlb.2MB.max");
+    assert_string_equal(s, "4194304");
+    free(s);
+    s = readf(u, "cgroup.procs");
+    assert_int_equal(atoi(s), v1w.pid);
+    free(s);
+  }
   s = readf(cpuset, "cpuset.cpus"); /* copied from the parent */
   assert_true(strlen(s) > 0);
   free(s);
