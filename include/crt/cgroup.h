@@ -110,4 +110,13 @@ void crt_cgroup_stats_free(crt_cgroup_stats *st);
 int crt_cgroup_oom_fd(const char *path, crt_err **err);
 int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last);
 
+/* runc's size syntax for `update` (units.RAMInBytes): "1024", "100M",
+ * "1g", "1.5GiB"; binary multipliers; "-1" is -1 (unlimited). */
+int crt_cgroup_parse_size(const char *s, long long *out);
+
+/* `update -r FILE`: a linux.resources JSON object (memory, cpu, blockIO,
+ * pids, unified) into r; crt_cgroup_resources_clear frees what it allocated. */
+int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err);
+void crt_cgroup_resources_clear(crt_resources *r);
+
 #endif

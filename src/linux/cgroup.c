@@ -1,6 +1,7 @@
 /* cgroups: mode detection, path resolution and the operations that work the
  * same way on every hierarchy (join, destroy, pids, kill, freeze). */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <yajl/yajl_tree.h>
 
 #include "cgroup_internal.h"
 #include "crt/fs.h"
@@ -364,21 +367,45 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
   if (m == CRT_CGROUP_MODE_V2) {
     rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
   } else {
-    rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
-    if (rc == 0 && m == CRT_CGROUP_MODE_HYBRID) {
-      /* The unified hierarchy holds controllers v1 lacks (hugetlb here). */
-      cleanup_free char *u = NULL;
+    /* Hybrid: the unified directory must exist before the v1 resources
+     * are written (hugetlb may live only there); the pid moves last. */
+    cleanup_free char *u = NULL;
+    int urc = 1;
+    if (m == CRT_CGROUP_MODE_HYBRID) {
       if (asprintf(&u, "%s/unified", cg_root()) < 0) return crt_error(err, ENOMEM, "cgroup");
-      rc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, pid, err);
+      urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
+      if (urc < 0) return -1;
+    }
+    rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+    if (rc >= 0 && urc == 0) {
+      cleanup_free char *ud = NULL;
+      crt_err *e = NULL;
+      if (asprintf(&ud, "%s%s", u, path) < 0) {
+        rc = crt_error(err, ENOMEM, "cgroup");
+      } else if (cg_move(ud, pid, &e) < 0) {
+        if (cfg->rootless && cg_perm_error(e->errnum)) {
+          crt_err_free(&e);
+        } else {
+          *err = e;
+          rc = -1;
+        }
+      }
       if (rc < 0) {
         crt_err *ign = NULL;
         crt_cgroup_destroy(path, &ign);
         crt_err_free(&ign);
+      } else if (rc == 1) {
+        rc = 0; /* joined the unified hierarchy at least */
       }
+    } else if (rc < 0 && u) {
+      cleanup_free char *ud = NULL;
+      if (asprintf(&ud, "%s%s", u, path) > 0) rmdir(ud);
     }
   }
   if (rc < 0) return rc;
-  *path_out = crt_steal(path);
+  /* rc 1: rootless and no hierarchy could be joined */
+  *path_out = rc == 1 ? strdup("") : crt_steal(path);
+  if (!*path_out) return crt_error(err, ENOMEM, "cgroup");
   return 0;
 }
 
@@ -504,9 +531,10 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
     cleanup_free char *d = crt_cgroup_dir(path, NULL);
     if (d && cg_exists(d, "cgroup.kill")) return cg_write(d, "cgroup.kill", "1", err);
   }
-  /* Frozen, no process can fork a child we would miss. */
-  bool froze = false;
-  if (crt_cgroup_is_frozen(path) == 0) {
+  /* Frozen, no process can fork a child we would miss.  A paused
+   * container is thawed after SIGKILL so that the kill takes effect. */
+  bool froze = false, was_frozen = crt_cgroup_is_frozen(path) == 1;
+  if (!was_frozen) {
     crt_err *e = NULL;
     froze = crt_cgroup_freeze(path, true, &e) == 0;
     crt_err_free(&e);
@@ -517,7 +545,7 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
   free(pids);
-  if (froze) {
+  if (froze || (was_frozen && sig == SIGKILL)) {
     crt_err *e = NULL;
     if (crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
       *err = e;
@@ -866,7 +894,7 @@ int crt_cgroup_oom_fd(const char *path, crt_err **err) {
   snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
   cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
   if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
-  int efd = eventfd(0, EFD_CLOEXEC);
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (efd < 0) return crt_error(err, errno, "cgroup: eventfd");
   char line[64];
   snprintf(line, sizeof line, "%d %d", efd, ofd);
@@ -893,4 +921,134 @@ int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last) {
   int delta = n > *last ? (int)(n - *last) : 0;
   *last = n;
   return delta;
+}
+
+/* ---- update's input ---- */
+
+int crt_cgroup_parse_size(const char *s, long long *out) {
+  if (!s || !*s) return -1;
+  if (strcmp(s, "-1") == 0) {
+    *out = -1;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || v < 0 || !isdigit((unsigned char)*s)) return -1;
+  while (*end == ' ') end++;
+  double mul = 1;
+  const char *units = "kmgtp";
+  if (*end) {
+    const char *u = strchr(units, tolower((unsigned char)*end));
+    if (u) {
+      for (const char *q = units; q <= u; q++) mul *= 1024;
+      end++;
+    }
+    if (*end == 'i' || *end == 'I') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+  }
+  double r = v * mul;
+  if (r > 9.2e18) return -1;
+  *out = (long long)r;
+  return 0;
+}
+
+static yajl_val jget(yajl_val o, const char *a, const char *b) {
+  const char *path[] = {a, b, NULL};
+  return yajl_tree_get(o, path, yajl_t_any);
+}
+
+static int jint(yajl_val o, const char *a, const char *b, const char *name, crt_i64 *dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_INTEGER(v)) return crt_error(err, 0, "%s: .%s.%s: expected integer", name, a, b);
+  dst->set = true;
+  dst->v = YAJL_GET_INTEGER(v);
+  return 0;
+}
+
+static int juint(yajl_val o, const char *a, const char *b, const char *name, crt_u64 *dst, crt_err **err) {
+  crt_i64 t = {0};
+  if (jint(o, a, b, name, &t, err) < 0) return -1;
+  if (!t.set) return 0;
+  if (t.v < 0) return crt_error(err, 0, "%s: .%s.%s: expected a non-negative integer", name, a, b);
+  dst->set = true;
+  dst->v = (uint64_t)t.v;
+  return 0;
+}
+
+static int jbool(yajl_val o, const char *a, const char *b, const char *name, crt_bool *dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) return crt_error(err, 0, "%s: .%s.%s: expected boolean", name, a, b);
+  dst->set = true;
+  dst->v = YAJL_IS_TRUE(v);
+  return 0;
+}
+
+static int jstr(yajl_val o, const char *a, const char *b, const char *name, char **dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_STRING(v)) return crt_error(err, 0, "%s: .%s.%s: expected string", name, a, b);
+  *dst = strdup(v->u.string);
+  return *dst ? 0 : crt_error(err, ENOMEM, "%s", name);
+}
+
+static int parse_res(yajl_val t, const char *n, crt_resources *r, crt_err **err) {
+  __typeof__(r->memory) *m = &r->memory;
+  __typeof__(r->cpu) *c = &r->cpu;
+  if (jint(t, "memory", "limit", n, &m->limit, err) || jint(t, "memory", "reservation", n, &m->reservation, err) ||
+      jint(t, "memory", "swap", n, &m->swap, err) || jint(t, "memory", "kernel", n, &m->kernel, err) ||
+      jint(t, "memory", "kernelTCP", n, &m->kernel_tcp, err) ||
+      juint(t, "memory", "swappiness", n, &m->swappiness, err) ||
+      jbool(t, "memory", "disableOOMKiller", n, &m->disable_oom_killer, err) ||
+      jbool(t, "memory", "useHierarchy", n, &m->use_hierarchy, err) ||
+      jbool(t, "memory", "checkBeforeUpdate", n, &m->check_before_update, err))
+    return -1;
+  if (juint(t, "cpu", "shares", n, &c->shares, err) || jint(t, "cpu", "quota", n, &c->quota, err) ||
+      juint(t, "cpu", "period", n, &c->period, err) || juint(t, "cpu", "burst", n, &c->burst, err) ||
+      jint(t, "cpu", "realtimeRuntime", n, &c->realtime_runtime, err) ||
+      juint(t, "cpu", "realtimePeriod", n, &c->realtime_period, err) || jint(t, "cpu", "idle", n, &c->idle, err) ||
+      jstr(t, "cpu", "cpus", n, &c->cpus, err) || jstr(t, "cpu", "mems", n, &c->mems, err))
+    return -1;
+  if (juint(t, "blockIO", "weight", n, &r->blkio.weight, err) || jint(t, "pids", "limit", n, &r->pids.limit, err))
+    return -1;
+  yajl_val u = jget(t, "unified", NULL);
+  if (u && YAJL_IS_OBJECT(u)) {
+    size_t len = YAJL_GET_OBJECT(u)->len;
+    r->unified.v = calloc(len ? len : 1, sizeof *r->unified.v);
+    if (!r->unified.v) return crt_error(err, ENOMEM, "%s", n);
+    for (size_t i = 0; i < len; i++) {
+      yajl_val v = YAJL_GET_OBJECT(u)->values[i];
+      if (!YAJL_IS_STRING(v))
+        return crt_error(err, 0, "%s: .unified.%s: expected string", n, YAJL_GET_OBJECT(u)->keys[i]);
+      r->unified.v[i].key = strdup(YAJL_GET_OBJECT(u)->keys[i]);
+      r->unified.v[i].value = strdup(v->u.string);
+      r->unified.len++;
+    }
+  }
+  return 0;
+}
+
+int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err) {
+  memset(r, 0, sizeof *r);
+  char ebuf[256] = "";
+  yajl_val t = yajl_tree_parse(buf, ebuf, sizeof ebuf);
+  if (!t) return crt_error(err, 0, "%s: invalid JSON: %s", name, ebuf);
+  int rc = YAJL_IS_OBJECT(t) ? parse_res(t, name, r, err) : crt_error(err, 0, "%s: expected an object", name);
+  yajl_tree_free(t);
+  if (rc < 0) crt_cgroup_resources_clear(r);
+  return rc;
+}
+
+void crt_cgroup_resources_clear(crt_resources *r) {
+  free(r->cpu.cpus);
+  free(r->cpu.mems);
+  for (size_t i = 0; i < r->unified.len; i++) {
+    free(r->unified.v[i].key);
+    free(r->unified.v[i].value);
+  }
+  free(r->unified.v);
+  memset(r, 0, sizeof *r);
 }

@@ -31,7 +31,8 @@ int cg_move(const char *dir, pid_t pid, crt_err **err);
 int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_err **err);
 void cg_device_rules_free(crt_device_rule *r, size_t n);
 
-/* v1 (and the v1 half of hybrid). */
+/* v1 (and the v1 half of hybrid).  The enter functions return 1 when
+ * rootless and no hierarchy could be joined (nothing left behind). */
 int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err);
 int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err);
 int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);

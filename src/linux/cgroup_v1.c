@@ -149,6 +149,7 @@ int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid
       cg_device_rules_free(rules, nr);
     }
   }
+  size_t joined = 0;
   for (size_t i = 0; rc == 0 && i < k; i++) {
     if (!made[i].dir) continue;
     crt_err *e = NULL;
@@ -159,10 +160,13 @@ int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid
       }
       *err = e;
       rc = -1;
+    } else {
+      joined++;
     }
   }
+  if (rc == 0 && joined == 0 && rootless) rc = 1; /* nothing usable */
   for (size_t i = 0; i < k; i++) {
-    if (rc < 0 && made[i].dir) undo_mkdir(made[i].dir, made[i].made);
+    if (rc != 0 && made[i].dir) undo_mkdir(made[i].dir, made[i].made);
     free(made[i].dir);
     free(made[i].made);
   }

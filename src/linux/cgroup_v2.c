@@ -245,7 +245,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     /* controllers must be enabled in the parent before the child exists */
     char *s = strrchr(dir, '/');
     *s = 0;
-    if (apply) enable_controllers(dir);
+    enable_controllers(dir);
     *s = '/';
     if (mkdir(dir, 0755) == 0) {
       if (!made) made = strdup(dir);
@@ -255,7 +255,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
         crt_debug("cgroup: rootless, no cgroup at %s", dir);
         *p = c;
         undo(dir, made);
-        return 0;
+        return 1;
       }
       rc = crt_error(err, e, "cgroup: mkdir %s", dir);
       *p = c;
@@ -265,12 +265,13 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     if (c == 0) break;
   }
   if (rc == 0 && apply) rc = apply_all(dir, spec, rootless, err);
-  if (rc == 0) {
+  if (rc == 0 && pid > 0) { /* pid 0: the caller moves it later */
     crt_err *e = NULL;
     rc = cg_move(dir, pid, &e);
     if (rc < 0 && rootless && cg_perm_error(e->errnum)) {
       crt_err_free(&e);
-      rc = 0;
+      undo(dir, made);
+      return 1;
     } else if (rc < 0) {
       *err = e;
     }

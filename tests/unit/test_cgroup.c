@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -251,6 +252,34 @@ static void test_v2_enter_undo(void **state) {
   snprintf(p, sizeof p, "%s/new", tree);
   assert_int_equal(access(p, F_OK), -1);
   free(mkdirs("/pre"));
+}
+
+/* Rootless and no permission anywhere: success with no cgroup (""). */
+static void test_rootless_skip(void **state) {
+  free(v2_tree("/pre"));
+  chmod(tree, 0755);
+  pid_t c = fork();
+  assert_true(c >= 0);
+  if (c == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(2);
+    crt_linux l = {.cgroups_path = "/rl"};
+    crt_spec spec = {.linux_ = &l};
+    crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
+    char *path = NULL;
+    crt_err *e = NULL;
+    int rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    int ok = rc == 0 && path && *path == 0;
+    free(path);
+    crt_err_free(&e);
+    cfg.rootless = false;
+    rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    ok = ok && rc < 0 && e && e->errnum == EACCES;
+    crt_err_free(&e);
+    _exit(ok ? 0 : 1);
+  }
+  int st;
+  assert_int_equal(waitpid(c, &st, 0), c);
+  if (geteuid() == 0) assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void test_v2_freeze_pids_stats(void **state) {
@@ -497,6 +526,53 @@ static void test_systemd_and_mode(void **state) {
   crt_err_free(&e);
 }
 
+static void test_parse_size(void **state) {
+  long long v;
+  assert_int_equal(crt_cgroup_parse_size("1024", &v), 0);
+  assert_int_equal(v, 1024);
+  assert_int_equal(crt_cgroup_parse_size("100M", &v), 0);
+  assert_int_equal(v, 100LL << 20);
+  assert_int_equal(crt_cgroup_parse_size("1g", &v), 0);
+  assert_int_equal(v, 1LL << 30);
+  assert_int_equal(crt_cgroup_parse_size("1.5GiB", &v), 0);
+  assert_int_equal(v, 3LL << 29);
+  assert_int_equal(crt_cgroup_parse_size("2 kb", &v), 0);
+  assert_int_equal(v, 2048);
+  assert_int_equal(crt_cgroup_parse_size("-1", &v), 0);
+  assert_int_equal(v, -1);
+  assert_int_equal(crt_cgroup_parse_size("10x", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("-5", &v), -1);
+}
+
+static void test_parse_resources_json(void **state) {
+  crt_resources r;
+  crt_err *e = NULL;
+  const char *j = "{\"memory\":{\"limit\":1048576,\"swap\":-1,\"checkBeforeUpdate\":true},"
+                  "\"cpu\":{\"shares\":512,\"quota\":-1,\"cpus\":\"0-1\"},\"blockIO\":{\"weight\":300},"
+                  "\"pids\":{\"limit\":20},\"unified\":{\"memory.high\":\"4096\"}}";
+  assert_int_equal(crt_cgroup_parse_resources_json(j, "r.json", &r, &e), 0);
+  assert_true(r.memory.limit.set);
+  assert_int_equal(r.memory.limit.v, 1048576);
+  assert_int_equal(r.memory.swap.v, -1);
+  assert_true(r.memory.check_before_update.v);
+  assert_false(r.memory.reservation.set);
+  assert_int_equal(r.cpu.shares.v, 512);
+  assert_int_equal(r.cpu.quota.v, -1);
+  assert_string_equal(r.cpu.cpus, "0-1");
+  assert_int_equal(r.blkio.weight.v, 300);
+  assert_int_equal(r.pids.limit.v, 20);
+  assert_int_equal(r.unified.len, 1);
+  assert_string_equal(r.unified.v[0].key, "memory.high");
+  crt_cgroup_resources_clear(&r);
+  assert_int_equal(crt_cgroup_parse_resources_json("{\"cpu\":{\"shares\":\"x\"}}", "r.json", &r, &e), -1);
+  assert_string_equal(e->msg, "r.json: .cpu.shares: expected integer");
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_parse_resources_json("{", "r.json", &r, &e), -1);
+  assert_non_null(strstr(e->msg, "invalid JSON"));
+  crt_err_free(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_v2_translations, setup, teardown),
@@ -504,12 +580,15 @@ int main(void) {
       cmocka_unit_test(test_formulas),
       cmocka_unit_test_setup_teardown(test_v2_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_enter_undo, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rootless_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_freeze_pids_stats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_resources, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test(test_systemd_and_mode),
+      cmocka_unit_test(test_parse_size),
+      cmocka_unit_test(test_parse_resources_json),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
