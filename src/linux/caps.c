@@ -100,6 +100,12 @@ int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
     return crt_error(err, errno, "clearing the ambient capabilities");
   for (int cap = 0; cap < 64; cap++) {
     if (!(amb & (UINT64_C(1) << cap))) continue;
+    /* runc's default spec lists ambient caps without inheritable ones; the
+     * kernel cannot raise those, and runc and crun skip them: so do we. */
+    if (!(inh & prm & (UINT64_C(1) << cap))) {
+      crt_debug("ambient capability %s skipped: not in both permitted and inheritable", cap_names[cap]);
+      continue;
+    }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
       return crt_error(err, errno, "raising ambient capability %s (it must be permitted and inheritable too)",
                        cap_names[cap]);
