@@ -136,7 +136,7 @@ int crt_cmd_run(int argc, char **argv) {
   if (res.tty_sock >= 0) {
     int master = -1;
     if (crt_terminal_recv_master(res.tty_sock, &master, &err) == 0) {
-      if (crt_terminal_copy_loop(master, &err) < 0) crt_warn("%s", err->msg);
+      if (crt_terminal_copy_loop_forward(master, res.pid, &err) < 0) crt_warn("%s", err->msg);
       close(master);
     } else {
       crt_warn("%s", err->msg);

@@ -208,7 +208,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     int master = -1;
     if (crt_terminal_recv_master(ours_tty, &master, err) < 0) goto out;
     cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_copy_loop(master, &terr) < 0) crt_warn("%s", terr->msg);
+    if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
     close(master);
   }
   *exit_status = crt_wait_forward(pid);
