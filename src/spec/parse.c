@@ -932,9 +932,11 @@ static int check_syntax(const char *name, const char *buf, size_t len, crt_err *
   if (h == NULL) abort();
   yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
   size_t off = yajl_get_bytes_consumed(h);
+  bool at_end = false;
   if (st == yajl_status_ok) {
     st = yajl_complete_parse(h);
     off = len;
+    at_end = true;
   }
   int ret = 0;
   if (st != yajl_status_ok) {
@@ -943,6 +945,9 @@ static int check_syntax(const char *name, const char *buf, size_t len, crt_err *
     if (m) yajl_free_error(h, m);
     size_t n = msg ? strlen(msg) : 0;
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '.')) msg[--n] = 0;
+    /* After a grammar error yajl counts the offending token as consumed;
+     * after a lexical one it stops before it.  Point at the byte itself. */
+    if (msg && strncmp(msg, "parse error", 11) == 0 && off > 0 && !at_end) off--;
     ret = json_error(name, buf, off > len ? len : off, msg && *msg ? msg : "syntax error", err);
     free(msg);
   }
