@@ -909,6 +909,9 @@ static int check_depth(const char *name, const char *buf, size_t len, crt_err **
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
     if (in_str) {
+      /* C strings cannot carry NUL: "a\u0000b" would silently become "a". */
+      if (c == '\\' && len - i >= 6 && memcmp(buf + i + 1, "u0000", 5) == 0)
+        return json_error(name, buf, i, "NUL character (\\u0000) in string", err);
       if (c == '\\') i++;
       else if (c == '"') in_str = false;
     } else if (c == '"') {

@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
-out=build-fuzz
+out=build/fuzz  # under build/ so git ignores it
 mkdir -p "$out" tests/fuzz/regress
 pkgs="libseccomp libcap yajl mount"
 srcs=$(ls src/spec/*.c src/util/*.c)
