@@ -19,6 +19,7 @@
 
 #define MAX_CONFIG_SIZE (64u << 20)
 #define MAX_DEPTH 256
+#define MAX_VALUES 1000000
 
 typedef struct {
   const char *name;
@@ -902,9 +903,10 @@ static int json_error(const char *name, const char *buf, size_t off, const char 
 }
 
 /* Bounded nesting so neither yajl's tree nor its recursive free can exhaust
- * the stack on hostile input. */
+ * the stack on hostile input, and a bounded number of values so that a
+ * 64 MiB "[0,0,0,...]" cannot take gigabytes as a tree. */
 static int check_depth(const char *name, const char *buf, size_t len, crt_err **err) {
-  size_t depth = 0;
+  size_t depth = 0, values = 0;
   bool in_str = false;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
@@ -920,6 +922,8 @@ static int check_depth(const char *name, const char *buf, size_t len, crt_err **
       if (++depth > MAX_DEPTH) return json_error(name, buf, i, "nesting deeper than 256 levels", err);
     } else if ((c == ']' || c == '}') && depth > 0) {
       depth--;
+    } else if (c == ',' && ++values > MAX_VALUES) {
+      return json_error(name, buf, i, "more than 1000000 JSON values", err);
     }
   }
   return 0;

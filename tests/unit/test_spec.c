@@ -408,6 +408,19 @@ static void test_hostile_input(void **state) {
   assert_string_equal(err->msg, "config.json: invalid JSON at line 1, column 257: nesting deeper than 256 levels");
   crt_err_free(&err);
   free(deep);
+  /* Huge flat arrays are refused before building a tree. */
+  n = 3000000;
+  char *flat = malloc(n);
+  flat[0] = '[';
+  for (size_t i = 1; i < n - 1; i += 2) {
+    flat[i] = '0';
+    flat[i + 1] = ',';
+  }
+  flat[n - 1] = '0';
+  assert_true(crt_spec_parse(flat, n, "config.json", &s, &err) < 0);
+  assert_string_equal(err->msg, "config.json: invalid JSON at line 1, column 2000003: more than 1000000 JSON values");
+  crt_err_free(&err);
+  free(flat);
   /* Every truncation of a valid document fails cleanly. */
   char *full = q(full_json);
   size_t len = strlen(full);
