@@ -34,6 +34,7 @@ typedef struct {
   bool bind, recursive;
   unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
   bool idmap, ridmap;
+  bool tmpcopyup;            /* recorded only: copy-up is not implemented */
   char *data;                /* malloc'd, may be NULL */
 } crt_mount_opts;
 int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);
@@ -44,5 +45,15 @@ void crt_mount_opts_free(crt_mount_opts *o);
  * (last component as a dir or as an empty file). */
 enum { CRT_RESOLVE_NONE = 0, CRT_RESOLVE_MKDIR = 1, CRT_RESOLVE_MKFILE = 2 };
 int crt_open_in_root(int rootfd, const char *path, int flags, int create, crt_err **err);
+
+/* ---- internal to src/linux/{rootfs,mounts,devices,resolve}.c ---- */
+/* Tests: false forces the component walk used when openat2 is missing. */
+void crt_resolve_use_openat2(bool use);
+/* Runs spec->mounts[i] inside the rootfs opened as rootfd. */
+int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_err **err);
+/* Default devices (when with_defaults), linux.devices and /dev symlinks. */
+int crt_rootfs_setup_dev(const crt_rootfs_config *cfg, int rootfd, bool with_defaults, crt_err **err);
+/* "/proc/self/fd/N" into buf (at least 32 bytes). */
+const char *crt_fd_path(char *buf, int fd);
 
 #endif

@@ -1,0 +1,519 @@
+#define _GNU_SOURCE
+/* mounts[] options and the mounts themselves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libmount.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "crt/log.h"
+#include "crt/fs.h"
+#include "crt/rootfs.h"
+
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+#ifndef SYSFS_MAGIC
+#define SYSFS_MAGIC 0x62656572
+#endif
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define PROPAGATION (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
+
+typedef struct {
+  const char *name;
+  unsigned long prop;
+} prop_opt;
+
+static const prop_opt prop_opts[] = {
+    {"private", MS_PRIVATE},       {"rprivate", MS_PRIVATE | MS_REC}, {"shared", MS_SHARED},
+    {"rshared", MS_SHARED | MS_REC}, {"slave", MS_SLAVE},             {"rslave", MS_SLAVE | MS_REC},
+    {"unbindable", MS_UNBINDABLE}, {"runbindable", MS_UNBINDABLE | MS_REC},
+};
+
+typedef struct {
+  const char *name;
+  bool clear;
+  unsigned int attr;
+  bool atime; /* the atime values are an enum: MOUNT_ATTR__ATIME must be cleared */
+} rec_opt;
+
+static const rec_opt rec_opts[] = {
+    {"rro", false, MOUNT_ATTR_RDONLY, false},
+    {"rrw", true, MOUNT_ATTR_RDONLY, false},
+    {"rnosuid", false, MOUNT_ATTR_NOSUID, false},
+    {"rsuid", true, MOUNT_ATTR_NOSUID, false},
+    {"rnodev", false, MOUNT_ATTR_NODEV, false},
+    {"rdev", true, MOUNT_ATTR_NODEV, false},
+    {"rnoexec", false, MOUNT_ATTR_NOEXEC, false},
+    {"rexec", true, MOUNT_ATTR_NOEXEC, false},
+    {"rnodiratime", false, MOUNT_ATTR_NODIRATIME, false},
+    {"rdiratime", true, MOUNT_ATTR_NODIRATIME, false},
+    {"rnosymfollow", false, MOUNT_ATTR_NOSYMFOLLOW, false},
+    {"rsymfollow", true, MOUNT_ATTR_NOSYMFOLLOW, false},
+    {"rnoatime", false, MOUNT_ATTR_NOATIME, true},
+    {"ratime", false, MOUNT_ATTR_RELATIME, true},
+    {"rrelatime", false, MOUNT_ATTR_RELATIME, true},
+    {"rnorelatime", false, MOUNT_ATTR_STRICTATIME, true},
+    {"rstrictatime", false, MOUNT_ATTR_STRICTATIME, true},
+    {"rnostrictatime", false, MOUNT_ATTR_RELATIME, true},
+};
+
+static void set_flag(crt_mount_opts *o, unsigned long f, bool clear) {
+  if (clear) {
+    o->flags &= ~f;
+    o->clear |= f;
+  } else {
+    o->flags |= f;
+    o->clear &= ~f;
+  }
+}
+
+static void set_attr(crt_mount_opts *o, const rec_opt *r) {
+  if (r->atime) {
+    o->attr_set = (o->attr_set & ~MOUNT_ATTR__ATIME) | r->attr;
+    o->attr_clr |= MOUNT_ATTR__ATIME;
+  } else if (r->clear) {
+    o->attr_set &= ~r->attr;
+    o->attr_clr |= r->attr;
+  } else {
+    o->attr_set |= r->attr;
+    o->attr_clr &= ~r->attr;
+  }
+}
+
+/* Options crt knows itself, before asking libmount; returns true if taken. */
+static bool own_option(crt_mount_opts *o, const char *opt) {
+  if (!strcmp(opt, "bind") || !strcmp(opt, "rbind")) {
+    o->bind = true;
+    if (opt[0] == 'r') o->recursive = true;
+    return true;
+  }
+  for (size_t i = 0; i < sizeof prop_opts / sizeof prop_opts[0]; i++)
+    if (!strcmp(opt, prop_opts[i].name)) {
+      o->propagation = prop_opts[i].prop;
+      return true;
+    }
+  for (size_t i = 0; i < sizeof rec_opts / sizeof rec_opts[0]; i++)
+    if (!strcmp(opt, rec_opts[i].name)) {
+      set_attr(o, &rec_opts[i]);
+      return true;
+    }
+  if (!strcmp(opt, "idmap")) return o->idmap = true;
+  if (!strcmp(opt, "ridmap")) return o->ridmap = true;
+  if (!strcmp(opt, "tmpcopyup")) return o->tmpcopyup = true;
+  if (!strcmp(opt, "nosymfollow") || !strcmp(opt, "symfollow")) {
+    set_flag(o, MS_NOSYMFOLLOW, opt[0] == 's');
+    return true;
+  }
+  /* Known flags with no bit: not filesystem data. */
+  if (!strcmp(opt, "defaults")) return true;
+  return false;
+}
+
+/* libmount's Linux map: a flag sets bits when applied to 0 or clears bits
+ * when applied to ~0; both unchanged means libmount does not know it. */
+static bool libmount_option(crt_mount_opts *o, const char *opt) {
+  const struct libmnt_optmap *map = mnt_get_builtin_optmap(MNT_LINUX_MAP);
+  unsigned long on = 0, off = ~0UL;
+  if (mnt_optstr_get_flags(opt, &on, map) < 0 || mnt_optstr_get_flags(opt, &off, map) < 0) return false;
+  /* "user"/"users" come from the userspace map; they are not kernel flags. */
+  if (!strcmp(opt, "user") || !strcmp(opt, "users") || !strcmp(opt, "nouser")) return false;
+  if (on == 0 && off == ~0UL) return false;
+  if (on) set_flag(o, on, false);
+  if (~off) set_flag(o, ~off, true);
+  return true;
+}
+
+static int append_data(char **data, const char *opt, crt_err **err) {
+  char *n = NULL;
+  if (asprintf(&n, "%s%s%s", *data ? *data : "", *data ? "," : "", opt) < 0)
+    return crt_error(err, ENOMEM, "mount options");
+  free(*data);
+  *data = n;
+  return 0;
+}
+
+int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; options && i < options->len; i++) {
+    const char *opt = options->v[i];
+    if (opt == NULL || *opt == 0) continue;
+    /* One option per entry: a comma inside would smuggle several. */
+    if (strchr(opt, ',') == NULL && (own_option(out, opt) || libmount_option(out, opt))) continue;
+    if (append_data(&out->data, opt, err) < 0) {
+      crt_mount_opts_free(out);
+      return -1;
+    }
+  }
+  /* libmount knows "bind"/"rbind" as MS_BIND(|MS_REC); keep one source of truth. */
+  if (out->flags & MS_BIND) {
+    out->bind = true;
+    out->flags &= ~MS_BIND;
+  }
+  if (out->bind && (out->flags & MS_REC)) out->recursive = true;
+  out->flags &= ~MS_REC;
+  out->clear &= ~(MS_BIND | MS_REC);
+  return 0;
+}
+
+void crt_mount_opts_free(crt_mount_opts *o) {
+  if (o == NULL) return;
+  free(o->data);
+  o->data = NULL;
+}
+
+/* ---- performing mounts[i] ---- */
+
+typedef struct {
+  const crt_rootfs_config *cfg;
+  int rootfd;
+  size_t idx;
+  const crt_mount *m;
+  const char *type; /* never NULL */
+  const char *src;  /* for messages: source, else type */
+  crt_mount_opts o;
+} mctx;
+
+static bool selinux_enabled(void) {
+  static int enabled = -1;
+  if (enabled < 0) enabled = access("/sys/fs/selinux/enforce", F_OK) == 0;
+  return enabled;
+}
+
+static int dest_error(const mctx *c, crt_err **err) {
+  return crt_error_wrap(err, "mounts[%zu]: destination \"%s\"", c->idx, c->m->destination);
+}
+
+static int open_dest(const mctx *c, int flags, int create, crt_err **err) {
+  int fd = crt_open_in_root(c->rootfd, c->m->destination, O_PATH | flags, create, err);
+  if (fd < 0) dest_error(c, err);
+  return fd;
+}
+
+static int mount_at(const mctx *c, const char *src, int dstfd, const char *type, unsigned long flags,
+                    const char *data, crt_err **err) {
+  char p[32];
+  if (mount(src, crt_fd_path(p, dstfd), type, flags, data) < 0)
+    return crt_error(err, errno, "mount %s on %s", c->src, c->m->destination);
+  return 0;
+}
+
+/* Statvfs flags that a remount has to keep (locked in a user namespace). */
+static unsigned long kept_flags(int fd) {
+  struct statvfs sv;
+  if (fstatvfs(fd, &sv) < 0) return 0;
+  unsigned long f = 0;
+  if (sv.f_flag & ST_RDONLY) f |= MS_RDONLY;
+  if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
+  if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
+  if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
+  if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+  return f;
+}
+
+/* Per-mount flags of a bind need a remount; when the kernel refuses to drop
+ * a locked flag, retry keeping the current ones the options did not clear. */
+static int remount_bind(const mctx *c, int fd, unsigned long flags, crt_err **err) {
+  char p[32];
+  unsigned long f = MS_REMOUNT | MS_BIND | flags;
+  if (mount(NULL, crt_fd_path(p, fd), NULL, f, NULL) == 0) return 0;
+  if (errno == EPERM && mount(NULL, p, NULL, f | (kept_flags(fd) & ~c->o.clear), NULL) == 0) return 0;
+  return crt_error(err, errno, "remount %s on %s", c->src, c->m->destination);
+}
+
+/* Propagation and recursive attributes, on the mount now at the destination. */
+static int apply_after(const mctx *c, crt_err **err) {
+  if (!c->o.propagation && !c->o.attr_set && !c->o.attr_clr) return 0;
+  cleanup_close int fd = open_dest(c, 0, CRT_RESOLVE_NONE, err);
+  if (fd < 0) return -1;
+  char p[32];
+  if (c->o.propagation && mount(NULL, crt_fd_path(p, fd), NULL, c->o.propagation, NULL) < 0)
+    return crt_error(err, errno, "set propagation of %s", c->m->destination);
+  if (c->o.attr_set || c->o.attr_clr) {
+    struct mount_attr a = {.attr_set = c->o.attr_set, .attr_clr = c->o.attr_clr};
+    if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
+      return crt_error(err, errno, "set recursive attributes of %s", c->m->destination);
+  }
+  return 0;
+}
+
+static int bind_from(const mctx *c, const char *source, bool recursive, unsigned long flags, crt_err **err) {
+  struct stat st;
+  if (stat(source, &st) < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
+  cleanup_close int dst = open_dest(c, 0, S_ISDIR(st.st_mode) ? CRT_RESOLVE_MKDIR : CRT_RESOLVE_MKFILE, err);
+  if (dst < 0) return -1;
+  /* Pin the source too: a path swapped after the stat cannot redirect us. */
+  cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
+  if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
+  char sp[32];
+  if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) return -1;
+  flags &= ~(MS_REMOUNT | MS_MOVE);
+  if (!flags) return 0;
+  cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
+  if (now < 0) return -1;
+  return remount_bind(c, now, flags, err);
+}
+
+static char *with_label(const mctx *c, const char *data) {
+  const char *label = c->cfg->spec->linux_ ? c->cfg->spec->linux_->mount_label : NULL;
+  char *out = NULL;
+  if (label && *label && selinux_enabled()) {
+    if (asprintf(&out, "%s%scontext=\"%s\"", data ? data : "", data ? "," : "", label) < 0) return NULL;
+  } else if (data) {
+    out = strdup(data);
+  }
+  return out;
+}
+
+static int mount_fs(const mctx *c, crt_err **err) {
+  cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
+  if (dst < 0) return -1;
+  cleanup_free char *data = with_label(c, c->o.data);
+  return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, c->o.flags & ~(MS_REMOUNT | MS_MOVE),
+                  data, err);
+}
+
+/* proc and sysfs only onto real directories, and only if what ends up there
+ * really is procfs/sysfs (CVE-2019-16884, CVE-2019-19921). */
+static int mount_special(const mctx *c, long magic, crt_err **err) {
+  cleanup_close int dst = open_dest(c, O_NOFOLLOW, CRT_RESOLVE_MKDIR, err);
+  if (dst < 0) return -1;
+  struct stat st;
+  if (fstat(dst, &st) < 0) return crt_error(err, errno, "stat %s", c->m->destination);
+  if (!S_ISDIR(st.st_mode))
+    return crt_error(err, 0, "mounts[%zu]: destination \"%s\": %s must be mounted on a directory, not a %s", c->idx,
+                     c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  const char *src = c->m->source ? c->m->source : c->type;
+  if (mount_at(c, src, dst, c->type, flags, c->o.data, err) < 0) {
+    if (magic != SYSFS_MAGIC || (*err)->errnum != EPERM || !c->cfg->userns) return -1;
+    /* A user namespace without its own network namespace may not mount
+     * sysfs: show the host's, read-only. */
+    crt_debug("mount sysfs on %s: %s; binding the host's /sys read-only", c->m->destination, (*err)->msg);
+    crt_err_free(err);
+    char p[32];
+    if (mount("/sys", crt_fd_path(p, dst), NULL, MS_BIND | MS_REC, NULL) < 0)
+      return crt_error(err, errno, "bind /sys on %s", c->m->destination);
+    cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
+    if (now < 0) return -1;
+    struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (mount_setattr(now, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
+      return crt_error(err, errno, "make %s read-only", c->m->destination);
+    return 0;
+  }
+  cleanup_close int now = open_dest(c, O_NOFOLLOW, CRT_RESOLVE_NONE, err);
+  if (now < 0) return -1;
+  struct statfs sf;
+  if (fstatfs(now, &sf) < 0) return crt_error(err, errno, "statfs %s", c->m->destination);
+  if ((long)sf.f_type != magic) {
+    char p[32];
+    umount2(crt_fd_path(p, now), MNT_DETACH);
+    return crt_error(err, 0, "mount %s on %s: the destination is not %s after mounting", c->src, c->m->destination,
+                     c->type);
+  }
+  return 0;
+}
+
+/* ---- cgroup mounts ---- */
+
+static bool has_cgroupns(const crt_rootfs_config *cfg) {
+  const crt_linux *l = cfg->spec->linux_;
+  for (size_t i = 0; l && i < l->n_namespaces; i++)
+    if (l->namespaces[i].type == CRT_NS_CGROUP) return true;
+  return false;
+}
+
+/* Every element of the comma list want is an element of the list have. */
+static bool all_in(const char *want, const char *have) {
+  cleanup_free char *w = strdup(want);
+  if (!w) return false;
+  char *save = NULL;
+  for (char *t = strtok_r(w, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    size_t n = strlen(t);
+    bool found = false;
+    for (const char *h = have; h && *h; h = strchr(h, ',') ? strchr(h, ',') + 1 : NULL)
+      if (!strncmp(h, t, n) && (h[n] == ',' || h[n] == 0)) found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* The calling process's path in the v1 hierarchy whose super options are
+ * opts ("rw,cpu,cpuacct"); the controllers are copied to ctrl. */
+static char *own_cgroup(const char *opts, char *ctrl, size_t ctrl_len) {
+  cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f) return NULL;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *c = strchr(line, ':');
+    char *p = c ? strchr(c + 1, ':') : NULL;
+    if (!p || p == c + 1) continue;
+    *p = 0;
+    if (!all_in(c + 1, opts)) continue;
+    snprintf(ctrl, ctrl_len, "%s", c + 1);
+    return strdup(p + 1);
+  }
+  return NULL;
+}
+
+/* The "0::/path" line of /proc/self/cgroup. */
+static char *own_cgroup_v2(void) {
+  cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f) return NULL;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "0::", 3)) return strdup(line + 3);
+  }
+  return NULL;
+}
+
+static int link_comounted(int dirfd_, const char *name) {
+  if (!strchr(name, ',')) return 0;
+  cleanup_free char *dup = strdup(name);
+  if (!dup) return -1;
+  char *save = NULL;
+  for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    if (symlinkat(name, dirfd_, t) < 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+/* One v1 hierarchy: mountinfo gave its mount point, root and super options. */
+static int cgroup_v1_one(const mctx *c, const char *mp, const char *root, const char *opts, crt_err **err) {
+  const char *name = strrchr(mp, '/') + 1;
+  char ctrl[256] = "";
+  cleanup_free char *own = own_cgroup(opts, ctrl, sizeof ctrl);
+  if (!own) return 0; /* not a hierarchy this process is in */
+  cleanup_free char *dest = NULL, *src = NULL;
+  if (asprintf(&dest, "%s/%s", c->m->destination, name) < 0) return crt_error(err, ENOMEM, "cgroup");
+  cleanup_close int dst = crt_open_in_root(c->rootfd, dest, O_PATH | O_DIRECTORY, CRT_RESOLVE_MKDIR, err);
+  if (dst < 0) return dest_error(c, err);
+  char p[32];
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  if (has_cgroupns(c->cfg)) {
+    if (mount("cgroup", crt_fd_path(p, dst), "cgroup", flags, ctrl) < 0)
+      return crt_error(err, errno, "mount cgroup (%s) on %s", ctrl, dest);
+  } else {
+    const char *rel = own;
+    if (strcmp(root, "/") && !strncmp(own, root, strlen(root))) rel = own + strlen(root);
+    if (c->cfg->cgroup_path && asprintf(&src, "%s%s", mp, c->cfg->cgroup_path) >= 0 && access(src, F_OK) < 0) {
+      free(src);
+      src = NULL;
+    }
+    if (!src && asprintf(&src, "%s%s", mp, rel) < 0) return crt_error(err, ENOMEM, "cgroup");
+    cleanup_close int sfd = open(src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (sfd < 0) return crt_error(err, errno, "open %s", src);
+    char sp[32];
+    if (mount(crt_fd_path(sp, sfd), crt_fd_path(p, dst), NULL, MS_BIND | MS_REC, NULL) < 0)
+      return crt_error(err, errno, "bind %s on %s", src, dest);
+    cleanup_close int now = crt_open_in_root(c->rootfd, dest, O_PATH, CRT_RESOLVE_NONE, err);
+    if (now < 0) return dest_error(c, err);
+    if (flags && remount_bind(c, now, flags, err) < 0) return -1;
+  }
+  return 0;
+}
+
+/* mountinfo: "id parent maj:min root mountpoint opts [optional...] - fstype source superopts" */
+static int parse_mountinfo_line(char *line, char **root, char **mp, char **fstype, char **super) {
+  char *f[5] = {0};
+  char *save = NULL, *t = strtok_r(line, " ", &save);
+  for (int i = 0; t && i < 5; i++, t = strtok_r(NULL, " ", &save)) f[i] = t;
+  if (!f[4]) return -1;
+  while (t && strcmp(t, "-")) t = strtok_r(NULL, " ", &save);
+  if (!t) return -1;
+  *root = f[3];
+  *mp = f[4];
+  *fstype = strtok_r(NULL, " ", &save);
+  strtok_r(NULL, " ", &save);
+  *super = strtok_r(NULL, " \n", &save);
+  return *fstype && *super ? 0 : -1;
+}
+
+static int cgroup_v1(const mctx *c, crt_err **err) {
+  cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
+  if (dst < 0) return -1;
+  cleanup_free char *data = with_label(c, "mode=755");
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
+  cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  if (tmp < 0) return -1;
+  /* Read mountinfo whole first: the binds below add cgroup lines to it. */
+  cleanup_free char *info = NULL;
+  if (crt_read_file("/proc/self/mountinfo", 16 << 20, &info, NULL, err) < 0) return -1;
+  for (char *save = NULL, *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char *root, *mp, *fstype, *super;
+    if (parse_mountinfo_line(line, &root, &mp, &fstype, &super) < 0 || strcmp(fstype, "cgroup")) continue;
+    if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
+    if (cgroup_v1_one(c, mp, root, super, err) < 0) return -1;
+    if (link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
+      return crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
+  }
+  if (flags & MS_RDONLY) return remount_bind(c, tmp, flags, err);
+  return 0;
+}
+
+static int cgroup_v2(const mctx *c, crt_err **err) {
+  cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
+  if (dst < 0) return -1;
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  if (mount_at(c, "cgroup2", dst, "cgroup2", flags, c->o.data, err) == 0) return 0;
+  if ((*err)->errnum != EPERM && (*err)->errnum != EBUSY) return -1;
+  /* Not allowed to mount cgroup2 here (user namespace): bind our own cgroup. */
+  crt_err_free(err);
+  cleanup_free char *own = NULL, *src = NULL;
+  if (c->cfg->cgroup_path) {
+    if (asprintf(&src, "/sys/fs/cgroup%s", c->cfg->cgroup_path) < 0) return crt_error(err, ENOMEM, "cgroup");
+  } else {
+    own = own_cgroup_v2();
+    if (asprintf(&src, "/sys/fs/cgroup%s", own ? own : "") < 0) return crt_error(err, ENOMEM, "cgroup");
+  }
+  return bind_from(c, src, true, flags, err);
+}
+
+static int mount_cgroup(const mctx *c, crt_err **err) {
+  struct statfs sf;
+  if (strcmp(c->type, "cgroup2") && statfs("/sys/fs/cgroup", &sf) == 0 && (long)sf.f_type != CGROUP2_SUPER_MAGIC)
+    return cgroup_v1(c, err);
+  return cgroup_v2(c, err);
+}
+
+int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_err **err) {
+  mctx c = {.cfg = cfg, .rootfd = rootfd, .idx = i, .m = &cfg->spec->mounts[i]};
+  if (!c.m->destination || !*c.m->destination) return crt_error(err, 0, "mounts[%zu]: destination is empty", i);
+  if (crt_mount_opts_parse(&c.m->options, &c.o, err) < 0) return crt_error_wrap(err, "mounts[%zu]", i);
+  int rc;
+  c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
+  c.src = c.m->source && *c.m->source ? c.m->source : c.type;
+  if (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len) {
+    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmapped mounts", i, c.m->destination);
+  } else if (c.o.bind || !strcmp(c.type, "bind")) {
+    rc = c.m->source ? bind_from(&c, c.m->source, c.o.recursive, c.o.flags, err)
+                     : crt_error(err, 0, "mounts[%zu]: destination \"%s\": bind mount without a source", i,
+                                 c.m->destination);
+  } else if (!strcmp(c.type, "proc")) {
+    rc = mount_special(&c, PROC_SUPER_MAGIC, err);
+  } else if (!strcmp(c.type, "sysfs")) {
+    rc = mount_special(&c, SYSFS_MAGIC, err);
+  } else if (!strcmp(c.type, "cgroup") || !strcmp(c.type, "cgroup2")) {
+    rc = mount_cgroup(&c, err);
+  } else {
+    rc = mount_fs(&c, err);
+  }
+  if (rc == 0) rc = apply_after(&c, err);
+  crt_mount_opts_free(&c.o);
+  return rc;
+}

@@ -1,0 +1,204 @@
+#define _GNU_SOURCE
+/* The container's root: prepare (mounts, /dev), pivot, finalize (read-only
+ * root, maskedPaths, readonlyPaths). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "crt/log.h"
+#include "crt/rootfs.h"
+
+static int propagation_of(const char *value, unsigned long *out, crt_err **err) {
+  char *v[] = {(char *)value, NULL};
+  crt_strv sv = {v, 1};
+  crt_mount_opts o;
+  if (crt_mount_opts_parse(&sv, &o, err) < 0) return -1;
+  bool only_prop = o.propagation && !o.flags && !o.clear && !o.bind && !o.data && !o.attr_set && !o.attr_clr;
+  *out = o.propagation;
+  crt_mount_opts_free(&o);
+  if (!only_prop) return crt_error(err, EINVAL, "linux.rootfsPropagation: unknown value \"%s\"", value);
+  return 0;
+}
+
+static const char *rootfs_propagation(const crt_rootfs_config *cfg) {
+  const crt_linux *l = cfg->spec->linux_;
+  return l && l->rootfs_propagation && *l->rootfs_propagation ? l->rootfs_propagation : NULL;
+}
+
+/* pivot_root refuses a new root whose parent mount is shared: make that
+ * mount (the one holding rootfs, found in mountinfo) private. */
+static int parent_mount_private(const char *rootfs, crt_err **err) {
+  char real[PATH_MAX];
+  if (!realpath(rootfs, real)) return crt_error(err, errno, "realpath %s", rootfs);
+  cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+  if (!f) return crt_error(err, errno, "open /proc/self/mountinfo");
+  char line[8192], best[PATH_MAX] = "";
+  bool best_shared = false;
+  while (fgets(line, sizeof line, f)) {
+    char mp[PATH_MAX];
+    if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1) continue;
+    size_t n = strlen(mp);
+    bool prefix = !strcmp(mp, "/") || (!strncmp(real, mp, n) && (real[n] == '/' || real[n] == 0));
+    if (!prefix || n < strlen(best)) continue;
+    snprintf(best, sizeof best, "%s", mp);
+    char *dash = strstr(line, " - ");
+    char *sh = strstr(line, " shared:");
+    best_shared = sh && dash && sh < dash;
+  }
+  if (best_shared && mount(NULL, best, NULL, MS_PRIVATE, NULL) < 0)
+    return crt_error(err, errno, "make %s private", best);
+  return 0;
+}
+
+/* runc: no setup of /dev when the config bind-mounts one. */
+static bool dev_from_config(const crt_spec *spec) {
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (!m->destination) continue;
+    size_t n = strlen(m->destination);
+    while (n > 1 && m->destination[n - 1] == '/') n--;
+    if (n != 4 || strncmp(m->destination, "/dev", 4)) continue;
+    if (m->type && !strcmp(m->type, "bind")) return true;
+    for (size_t j = 0; j < m->options.len; j++)
+      if (!strcmp(m->options.v[j], "bind") || !strcmp(m->options.v[j], "rbind")) return true;
+  }
+  return false;
+}
+
+int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err) {
+  if (!cfg->rootfs || cfg->rootfs[0] != '/') return crt_error(err, EINVAL, "rootfs: not an absolute path");
+  unsigned long prop = MS_SLAVE | MS_REC;
+  const char *rp = rootfs_propagation(cfg);
+  if (rp && propagation_of(rp, &prop, err) < 0) return -1;
+  if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "set propagation of /");
+  if (parent_mount_private(cfg->rootfs, err) < 0) return -1;
+  if (mount(cfg->rootfs, cfg->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return crt_error(err, errno, "bind rootfs %s onto itself", cfg->rootfs);
+  cleanup_close int rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0) return crt_error(err, errno, "open rootfs %s", cfg->rootfs);
+  for (size_t i = 0; i < cfg->spec->n_mounts; i++)
+    if (crt_rootfs_do_mount(cfg, rootfd, i, err) < 0) return -1;
+  return crt_rootfs_setup_dev(cfg, rootfd, !dev_from_config(cfg->spec), err);
+}
+
+static int pivot(const char *rootfs, crt_err **err) {
+  cleanup_close int oldroot = open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (oldroot < 0) return crt_error(err, errno, "open /");
+  cleanup_close int newroot = open(rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (newroot < 0) return crt_error(err, errno, "open rootfs %s", rootfs);
+  if (fchdir(newroot) < 0) return crt_error(err, errno, "chdir %s", rootfs);
+  /* Old root stacked under the new one, no put_old directory needed. */
+  if (syscall(SYS_pivot_root, ".", ".") < 0) return crt_error(err, errno, "pivot_root %s", rootfs);
+  if (fchdir(oldroot) < 0) return crt_error(err, errno, "chdir to the old root");
+  /* So that the detach below cannot propagate to the host. */
+  if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0) return crt_error(err, errno, "make the old root rslave");
+  if (umount2(".", MNT_DETACH) < 0) return crt_error(err, errno, "unmount the old root");
+  return 0;
+}
+
+static int move_root(const char *rootfs, crt_err **err) {
+  if (chdir(rootfs) < 0) return crt_error(err, errno, "chdir %s", rootfs);
+  if (mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0) return crt_error(err, errno, "move %s to /", rootfs);
+  if (chroot(".") < 0) return crt_error(err, errno, "chroot %s", rootfs);
+  return 0;
+}
+
+int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err) {
+  if ((no_pivot ? move_root : pivot)(cfg->rootfs, err) < 0) return -1;
+  if (chdir("/") < 0) return crt_error(err, errno, "chdir /");
+  /* rootfsPropagation is for the container's root mount; applied once it
+   * is "/", as a shared new root would make pivot_root fail. */
+  const char *rp = rootfs_propagation(cfg);
+  unsigned long prop;
+  if (rp) {
+    if (propagation_of(rp, &prop, err) < 0) return -1;
+    if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "linux.rootfsPropagation %s", rp);
+  }
+  return 0;
+}
+
+static unsigned long statvfs_flags(int fd) {
+  struct statvfs sv;
+  if (fstatvfs(fd, &sv) < 0) return 0;
+  unsigned long f = 0;
+  if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
+  if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
+  if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
+  if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+  return f;
+}
+
+/* target NULL: through fd (needs /proc); the root is remounted by name. */
+static int remount_ro(int fd, const char *target, const char *what, crt_err **err) {
+  char p[32];
+  unsigned long f = MS_BIND | MS_REMOUNT | MS_RDONLY | statvfs_flags(fd);
+  if (mount(NULL, target ? target : crt_fd_path(p, fd), NULL, f, NULL) < 0)
+    return crt_error(err, errno, "remount %s read-only", what);
+  return 0;
+}
+
+/* Opens a maskedPaths/readonlyPaths entry; 0 with *fd = -1 when missing. */
+static int open_listed(int rootfd, const char *list, size_t i, const char *path, int *fd, crt_err **err) {
+  *fd = crt_open_in_root(rootfd, path, O_PATH, CRT_RESOLVE_NONE, err);
+  if (*fd >= 0) return 0;
+  if ((*err)->errnum == ENOENT) {
+    crt_err_free(err);
+    return 0;
+  }
+  return crt_error_wrap(err, "linux.%s[%zu]", list, i);
+}
+
+static int readonly_path(int rootfd, size_t i, const char *path, crt_err **err) {
+  cleanup_close int fd = -1;
+  if (open_listed(rootfd, "readonlyPaths", i, path, &fd, err) < 0) return -1;
+  if (fd < 0) return 0;
+  char p[32];
+  if (mount(crt_fd_path(p, fd), p, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return crt_error(err, errno, "bind %s onto itself", path);
+  cleanup_close int now = crt_open_in_root(rootfd, path, O_PATH, CRT_RESOLVE_NONE, err);
+  if (now < 0) return -1;
+  return remount_ro(now, NULL, path, err);
+}
+
+static int masked_path(int rootfd, size_t i, const char *path, const char *label, crt_err **err) {
+  cleanup_close int fd = -1;
+  if (open_listed(rootfd, "maskedPaths", i, path, &fd, err) < 0) return -1;
+  if (fd < 0) return 0;
+  struct stat st;
+  if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
+  char p[32];
+  crt_fd_path(p, fd);
+  if (S_ISDIR(st.st_mode)) {
+    cleanup_free char *data = NULL;
+    if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
+      data = NULL;
+    if (mount("tmpfs", p, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
+  } else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0) {
+    return crt_error(err, errno, "mask %s", path);
+  }
+  return 0;
+}
+
+int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
+  cleanup_close int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0) return crt_error(err, errno, "open /");
+  const crt_linux *l = cfg->spec->linux_;
+  if (l) {
+    for (size_t i = 0; i < l->readonly_paths.len; i++)
+      if (readonly_path(rootfd, i, l->readonly_paths.v[i], err) < 0) return -1;
+    for (size_t i = 0; i < l->masked_paths.len; i++)
+      if (masked_path(rootfd, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
+  }
+  if (cfg->spec->root && cfg->spec->root->readonly) return remount_ro(rootfd, "/", "/", err);
+  return 0;
+}
