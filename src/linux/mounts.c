@@ -11,6 +11,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/rootfs.h"
 
@@ -450,12 +451,16 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
   cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (tmp < 0) return -1;
-  cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
-  if (!f) return crt_error(err, errno, "open /proc/self/mountinfo");
-  char line[8192];
-  while (fgets(line, sizeof line, f)) {
+  /* Read mountinfo whole first: the binds below add cgroup lines to it. */
+  cleanup_free char *info = NULL;
+  if (crt_read_file("/proc/self/mountinfo", 16 << 20, &info, NULL, err) < 0) return -1;
+  size_t rlen = strlen(c->cfg->rootfs);
+  char *save = NULL;
+  for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *root, *mp, *fstype, *super;
     if (parse_mountinfo_line(line, &root, &mp, &fstype, &super) < 0 || strcmp(fstype, "cgroup")) continue;
+    /* Hierarchies already inside the rootfs are not the host's. */
+    if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
     if (cgroup_v1_one(c, mp, root, super, err) < 0) return -1;
     if (link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       return crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
