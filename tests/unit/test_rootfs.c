@@ -38,6 +38,7 @@ typedef struct {
   char hostfile[128];
   char escape[64]; /* name of the dir the hostile mounts must create inside */
   bool openat2;
+  bool userns; /* run in a new user namespace (root mapped to root) */
 } fixture;
 
 static void write_str(const char *path, const char *s) {
@@ -96,6 +97,11 @@ static int setup(void **state, bool openat2) {
 }
 static int setup_openat2(void **state) { return setup(state, true); }
 static int setup_walk(void **state) { return setup(state, false); }
+static int setup_userns(void **state) {
+  setup(state, true);
+  ((fixture *)*state)->userns = true;
+  return 0;
+}
 
 static int teardown(void **state) {
   fixture *f = *state;
@@ -144,6 +150,13 @@ static ssize_t file_size_read(const char *path) {
 static void checks_inside(const fixture *f) {
   check("proc_is_procfs", fs_type("/proc") == PROC_MAGIC, "/proc f_type %lx", fs_type("/proc"));
   check("pid_ns", getpid() == 1, "pid %d", getpid());
+  if (f->userns) {
+    /* Really in the user namespace: mknod is refused, so /dev/null was bound. */
+    errno = 0;
+    bool refused = mknod("/dev/crt-probe", S_IFCHR | 0600, makedev(1, 3)) < 0 && errno == EPERM;
+    check("in_userns", refused, "mknod allowed");
+    unlink("/dev/crt-probe");
+  }
   check("sys_is_sysfs_ro", fs_type("/sys") == SYSFS_MAGIC_ && read_only("/sys"), "/sys");
   check("dev_is_tmpfs", fs_type("/dev") == TMPFS_MAGIC_, "/dev");
   check("shm_is_tmpfs", fs_type("/dev/shm") == TMPFS_MAGIC_, "/dev/shm");
@@ -161,9 +174,12 @@ static void checks_inside(const fixture *f) {
   memset(l, 0, sizeof l);
   check("fd_link", readlink("/dev/fd", l, sizeof l - 1) > 0 && !strcmp(l, "/proc/self/fd"), "/dev/fd -> %s", l);
   check("core_link", (access("/proc/kcore", F_OK) == 0) == (lstat("/dev/core", &st) == 0), "/dev/core");
-  check("spec_device", stat("/dev/crtnull", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0600 &&
-                           st.st_uid == 1 && st.st_gid == 2 && minor(st.st_rdev) == 3,
-        "/dev/crtnull mode %o uid %d", st.st_mode, st.st_uid);
+  if (f->userns)
+    check("spec_device", stat("/dev/kmsg", &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1, "/dev/kmsg");
+  else
+    check("spec_device", stat("/dev/crtnull", &st) == 0 && S_ISCHR(st.st_mode) && (st.st_mode & 07777) == 0600 &&
+                             st.st_uid == 1 && st.st_gid == 2 && minor(st.st_rdev) == 3,
+          "/dev/crtnull mode %o uid %d", st.st_mode, st.st_uid);
   check("mqueue", fs_type("/dev/mqueue") == 0x19800202, "/dev/mqueue");
   check("cgroup_tmpfs_ro", fs_type("/sys/fs/cgroup") == TMPFS_MAGIC_ && read_only("/sys/fs/cgroup"),
         "/sys/fs/cgroup");
@@ -251,10 +267,12 @@ static int run_container(const fixture *f) {
   static char *ro[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", NULL};
   crt_device dev = {.type = "c", .path = "/dev/crtnull", .major = 1, .minor = 3,
                     .file_mode = {true, 0600}, .uid = {true, 1}, .gid = {true, 2}};
+  /* In a user namespace devices are bound from the host: use one it has. */
+  if (f->userns) dev = (crt_device){.type = "c", .path = "/dev/kmsg", .major = 1, .minor = 11};
   crt_linux lx = {.masked_paths = strv(masked), .readonly_paths = strv(ro), .devices = &dev, .n_devices = 1};
   crt_root root = {.path = (char *)f->rootfs, .readonly = true};
   crt_spec spec = {.root = &root, .mounts = mounts, .n_mounts = sizeof mounts / sizeof mounts[0], .linux_ = &lx};
-  crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs, .new_mount_ns = true};
+  crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs, .new_mount_ns = true, .userns = f->userns};
   crt_err *err = NULL;
   crt_resolve_use_openat2(f->openat2);
   if (crt_rootfs_prepare(&cfg, &err) < 0 || crt_rootfs_pivot(&cfg, false, &err) < 0 ||
@@ -265,6 +283,19 @@ static int run_container(const fixture *f) {
   }
   fprintf(report, "setup ok\n");
   checks_inside(f);
+  return 0;
+}
+
+/* A new user namespace mapping root to root: no mknod, locked mount flags. */
+static int enter_userns(void) {
+  crt_err *err = NULL;
+  if (unshare(CLONE_NEWUSER) < 0) return -1;
+  if (crt_write_file("/proc/self/setgroups", "deny", 4, 0, &err) < 0 ||
+      crt_write_file("/proc/self/uid_map", "0 0 1\n", 6, 0, &err) < 0 ||
+      crt_write_file("/proc/self/gid_map", "0 0 1\n", 6, 0, &err) < 0) {
+    crt_err_free(&err);
+    return -1;
+  }
   return 0;
 }
 
@@ -280,7 +311,8 @@ static char *in_container(const fixture *f, int (*fn)(const fixture *)) {
     /* Never outlive the test, even when it is killed. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     alarm(20);
-    if (unshare(CLONE_NEWNS | CLONE_NEWPID) < 0) _exit(2);
+    if (f->userns && enter_userns() < 0) _exit(5);
+    if (unshare(CLONE_NEWNS | CLONE_NEWPID | (f->userns ? CLONE_NEWIPC : 0)) < 0) _exit(2);
     pid_t init = fork();
     if (init == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -323,6 +355,7 @@ static void test_container(void **state) {
                          "bind_file_ro", "symlink_root_dest", "symlink_up_dest", "old_root_gone",
                          "busybox_runs"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) expect_ok(out, names[i]);
+  if (f->userns) expect_ok(out, "in_userns");
   free(out);
   /* The hostile destinations were created inside the rootfs, not on the host. */
   char p[PATH_MAX];
@@ -396,6 +429,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_container, setup_openat2, teardown),
       cmocka_unit_test_setup_teardown(test_container, setup_walk, teardown),
+      cmocka_unit_test_setup_teardown(test_container, setup_userns, teardown),
       cmocka_unit_test_setup_teardown(test_proc_on_symlink_refused, setup_openat2, teardown),
       cmocka_unit_test_setup_teardown(test_proc_on_symlink_refused, setup_walk, teardown),
       cmocka_unit_test_setup_teardown(test_error_names_mount, setup_openat2, teardown),
