@@ -147,6 +147,23 @@ static ssize_t file_size_read(const char *path) {
   return r < 0 ? -1 : total;
 }
 
+/* The mountinfo line of "/" has no shared:/master: tag. */
+static bool root_private(void) {
+  FILE *mi = fopen("/proc/self/mountinfo", "re");
+  if (!mi) return false;
+  char line[4096];
+  bool ok = false;
+  while (fgets(line, sizeof line, mi)) {
+    char mp[1024];
+    if (sscanf(line, "%*s %*s %*s %*s %1023s", mp) != 1 || strcmp(mp, "/")) continue;
+    char *dash = strstr(line, " - ");
+    if (dash) *dash = 0;
+    ok = !strstr(line, "shared:") && !strstr(line, "master:");
+  }
+  fclose(mi);
+  return ok;
+}
+
 static void checks_inside(const fixture *f) {
   check("proc_is_procfs", fs_type("/proc") == PROC_MAGIC, "/proc f_type %lx", fs_type("/proc"));
   check("pid_ns", getpid() == 1, "pid %d", getpid());
@@ -213,6 +230,7 @@ static void checks_inside(const fixture *f) {
   check("symlink_up_dest", access(p, F_OK) == 0 && read_only(p), "%s", p);
   /* The old root is gone. */
   check("old_root_gone", access(f->hostfile, F_OK) != 0, "%s visible", f->hostfile);
+  if (!f->openat2) check("root_private", root_private(), "/ still has propagation");
   /* busybox runs in there. */
   pid_t pid = fork();
   if (pid == 0) {
@@ -270,12 +288,14 @@ static int run_container(const fixture *f) {
   /* In a user namespace devices are bound from the host: use one it has. */
   if (f->userns) dev = (crt_device){.type = "c", .path = "/dev/kmsg", .major = 1, .minor = 11};
   crt_linux lx = {.masked_paths = strv(masked), .readonly_paths = strv(ro), .devices = &dev, .n_devices = 1};
+  /* The walk variant also covers no_pivot and rootfsPropagation. */
+  if (!f->openat2) lx.rootfs_propagation = "rprivate";
   crt_root root = {.path = (char *)f->rootfs, .readonly = true};
   crt_spec spec = {.root = &root, .mounts = mounts, .n_mounts = sizeof mounts / sizeof mounts[0], .linux_ = &lx};
   crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs, .new_mount_ns = true, .userns = f->userns};
   crt_err *err = NULL;
   crt_resolve_use_openat2(f->openat2);
-  if (crt_rootfs_prepare(&cfg, &err) < 0 || crt_rootfs_pivot(&cfg, false, &err) < 0 ||
+  if (crt_rootfs_prepare(&cfg, &err) < 0 || crt_rootfs_pivot(&cfg, !f->openat2, &err) < 0 ||
       crt_rootfs_finalize(&cfg, &err) < 0) {
     fprintf(report, "setup FAIL %s\n", err->msg);
     crt_err_free(&err);
@@ -356,6 +376,7 @@ static void test_container(void **state) {
                          "busybox_runs"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) expect_ok(out, names[i]);
   if (f->userns) expect_ok(out, "in_userns");
+  if (!f->openat2) expect_ok(out, "root_private");
   free(out);
   /* The hostile destinations were created inside the rootfs, not on the host. */
   char p[PATH_MAX];
