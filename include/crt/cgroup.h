@@ -52,4 +52,71 @@ int crt_cgroup_is_frozen(const char *path);
 /* Applies new resources to an existing cgroup (crt update). */
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
 
+/* ---- additions (cgroup engineer) ---- */
+
+/* Test override of the cgroup filesystem: root replaces /sys/fs/cgroup and
+ * mode is used instead of detecting.  root NULL restores detection.  The
+ * environment variables CRT_CGROUP_ROOT and CRT_CGROUP_MODE ("v1",
+ * "hybrid", "v2") do the same for a whole crt process. */
+void crt_cgroup_set_root(const char *root, enum crt_cgroup_mode mode);
+
+/* The cgroup directory of `path` in the hierarchy holding controller
+ * ("memory", "pids", ...; NULL: the unified one on v2, on v1 the first
+ * mounted); malloc'd. */
+char *crt_cgroup_dir(const char *path, const char *controller);
+
+typedef struct {
+  char *name;
+  unsigned long long value;
+} crt_cgroup_stat_kv;
+
+typedef struct {
+  unsigned major, minor;
+  char *op; /* "Read", "Write", "Sync", "Async", "Discard", "Total" */
+  unsigned long long value;
+} crt_cgroup_blkio_entry;
+
+typedef struct {
+  char *pagesize; /* "2MB" */
+  unsigned long long usage, max, failcnt;
+} crt_cgroup_hugetlb_stat;
+
+/* What `events --stats` reports (runc's field set); unknown values are 0. */
+typedef struct {
+  unsigned long long cpu_total, cpu_user, cpu_kernel;
+  unsigned long long *percpu;
+  size_t n_percpu;
+  unsigned long long throttle_periods, throttled_periods, throttled_time;
+  unsigned long long mem_usage, mem_max, mem_limit, mem_failcnt;
+  unsigned long long swap_usage, swap_max, swap_limit, swap_failcnt;
+  unsigned long long kernel_usage, kernel_max, kernel_limit, kernel_failcnt;
+  unsigned long long mem_cache;
+  crt_cgroup_stat_kv *mem_raw; /* memory.stat */
+  size_t n_mem_raw;
+  unsigned long long pids_current, pids_limit; /* limit 0: unlimited */
+  crt_cgroup_blkio_entry *io_bytes, *io_ios;  /* ioServiceBytesRecursive, ioServicedRecursive */
+  size_t n_io_bytes, n_io_ios;
+  crt_cgroup_hugetlb_stat *hugetlb;
+  size_t n_hugetlb;
+} crt_cgroup_stats;
+
+int crt_cgroup_get_stats(const char *path, crt_cgroup_stats *st, crt_err **err);
+void crt_cgroup_stats_free(crt_cgroup_stats *st);
+
+/* An fd that becomes readable on each OOM kill in the cgroup (v1: eventfd
+ * registered on memory.oom_control; v2: inotify on memory.events).
+ * crt_cgroup_oom_read consumes one notification and returns the number of
+ * new OOM events (0 when it was another change). */
+int crt_cgroup_oom_fd(const char *path, crt_err **err);
+int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last);
+
+/* runc's size syntax for `update` (units.RAMInBytes): "1024", "100M",
+ * "1g", "1.5GiB"; binary multipliers; "-1" is -1 (unlimited). */
+int crt_cgroup_parse_size(const char *s, long long *out);
+
+/* `update -r FILE`: a linux.resources JSON object (memory, cpu, blockIO,
+ * pids, unified) into r; crt_cgroup_resources_clear frees what it allocated. */
+int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err);
+void crt_cgroup_resources_clear(crt_resources *r);
+
 #endif

@@ -21,7 +21,9 @@ typedef struct {
   char *created;           /* RFC3339Nano */
   char *owner;             /* "" for root, like runc */
   char *cgroup_path;       /* as given back by crt_cgroup_enter, "" none */
-  bool started;            /* start ran (exec FIFO consumed) */
+  bool ready;              /* the init reached the exec FIFO (create finished) */
+  bool systemd;            /* cgroup made through systemd */
+  char *dir;               /* the state directory (not serialised) */
   crt_kvv annotations;
 } crt_state;
 

@@ -12,7 +12,8 @@
  * container's devpts): opens a pty, applies consoleSize, binds the slave
  * over /dev/console when bind_console, makes it the controlling terminal and
  * stdin/stdout/stderr, and sends the master over sock (SCM_RIGHTS, runc's
- * format).  Closes its copy of the master. */
+ * format).  Closes its copy of the master.  sock should be above 2: a sock
+ * on 0-2 is replaced by the slave (after the master was sent). */
 int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err);
 
 /* Connects to a --console-socket path (unix stream); returns the fd. */
@@ -20,10 +21,24 @@ int crt_console_socket_connect(const char *path, crt_err **err);
 
 /* Receives a pty master sent with SCM_RIGHTS. */
 int crt_terminal_recv_master(int sock, int *master, crt_err **err);
+/* The same, also returning the message data (runc and crt send
+ * "/dev/ptmx", the path the master was opened at).  *name is malloc'd;
+ * name may be NULL. */
+int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **err);
 
 /* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and
  * master->stdout until the master hangs up, forwards SIGWINCH, restores the
  * terminal on every exit path.  Returns when the master closes. */
 int crt_terminal_copy_loop(int master, crt_err **err);
+
+/* The same, and while it runs SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2
+ * SIGPIPE SIGALRM SIGCONT sent to us are forwarded to forward_to (the
+ * container's process, as runc does); they no longer end the loop, the
+ * master's hang-up does.  forward_to <= 0: crt_terminal_copy_loop. */
+int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err);
+
+/* Copies the window size of tty fd `from` to `master` (what the loop does
+ * on SIGWINCH; for callers that run their own signalfd).  -1 + errno. */
+int crt_terminal_resize_from(int from, int master);
 
 #endif

@@ -459,7 +459,8 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *root, *mp, *fstype, *super;
     if (parse_mountinfo_line(line, &root, &mp, &fstype, &super) < 0 || strcmp(fstype, "cgroup")) continue;
-    /* Hierarchies already inside the rootfs are not the host's. */
+    /* Only the host's hierarchies: none already inside the rootfs. */
+    if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
     if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
     if (cgroup_v1_one(c, mp, root, super, err) < 0) return -1;
     if (link_comounted(tmp, strrchr(mp, '/') + 1) < 0)

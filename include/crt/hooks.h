@@ -1,0 +1,12 @@
+/* OCI hooks: each gets the state JSON on stdin, its args and env, and is
+ * killed when its timeout elapses. */
+#ifndef CRT_HOOKS_H
+#define CRT_HOOKS_H
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+/* Runs hooks in order; stops at the first failure ("kind hook #N (path): ..."). */
+int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err);
+
+#endif

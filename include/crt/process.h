@@ -1,0 +1,45 @@
+/* Setting up the container process: namespaces, user, rlimits, env, and
+ * everything done between clone and execve. */
+#ifndef CRT_PROCESS_H
+#define CRT_PROCESS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+#include "crt/spec.h"
+
+/* namespaces.c */
+/* Clone flags for the namespaces the spec asks to create (no path). */
+int crt_ns_new_flags(const crt_spec *spec);
+/* setns into every namespace given by path, user namespace first. */
+int crt_ns_join_paths(const crt_spec *spec, crt_err **err);
+/* Joins the namespaces of a running process (exec), user first; skips
+ * those it already shares.  Returns the flags joined. */
+int crt_ns_join_pid(pid_t pid, int *joined, crt_err **err);
+/* Writes uid_map/gid_map of pid (parent side). */
+int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err);
+/* Raw clone(2) with fork semantics (child returns 0). */
+pid_t crt_raw_clone(unsigned long flags);
+
+/* process.c: inside the container. */
+/* Resolves args[0] in the process's PATH (runc's LookPath semantics):
+ * `exec: "foo": executable file not found in $PATH`. */
+int crt_find_executable(const crt_process *p, char **out, crt_err **err);
+int crt_set_rlimits(const crt_process *p, crt_err **err);
+int crt_set_sysctls(const crt_spec *spec, crt_err **err);
+int crt_set_hostname(const crt_spec *spec, crt_err **err);
+/* oomScoreAdj, personality, scheduler, ioPriority, umask. */
+int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
+/* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
+int crt_set_user(const crt_process *p, bool userns, crt_err **err);
+/* chdir into process.cwd and refuse a cwd that is outside the root. */
+int crt_set_cwd(const crt_process *p, crt_err **err);
+/* Builds envp: process.env, plus HOME from /etc/passwd when missing. */
+char **crt_build_env(const crt_process *p, const char **extra);
+/* Resets signal dispositions and the mask before execve. */
+void crt_reset_signals(void);
+/* Joins a new session keyring named after the container. */
+int crt_new_session_keyring(const char *id, crt_err **err);
+
+#endif

@@ -1,0 +1,39 @@
+/* Messages between the runtime and the container's init over a
+ * SOCK_SEQPACKET socketpair: one message per step, optionally with an fd. */
+#ifndef CRT_SYNC_H
+#define CRT_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+
+enum crt_sync_type {
+  CRT_SYNC_PID = 1,        /* child -> parent: pid of the real init (two-stage spawn) */
+  CRT_SYNC_MAPS_DONE,      /* parent -> child: uid/gid maps written */
+  CRT_SYNC_CGROUP_DONE,    /* parent -> child: in its cgroup; payload: cgroup path */
+  CRT_SYNC_PRESTART,       /* child -> parent: mounts ready, run prestart/createRuntime hooks */
+  CRT_SYNC_PRESTART_DONE,  /* parent -> child */
+  CRT_SYNC_SECCOMP_FD,     /* child -> parent: seccomp notify fd attached */
+  CRT_SYNC_SECCOMP_DONE,   /* parent -> child */
+  CRT_SYNC_READY,          /* child -> parent: parked on the exec FIFO (create) */
+  CRT_SYNC_ERROR,          /* child -> parent: payload: message */
+};
+
+#define CRT_SYNC_MAX 65536
+
+typedef struct {
+  uint32_t type;
+  int fd;        /* received fd or -1 */
+  size_t len;
+  char data[CRT_SYNC_MAX];
+} crt_sync_msg;
+
+int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd);
+/* Receives one message; EOF is an error "init exited unexpectedly". */
+int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err);
+/* Receives and checks the type; an ERROR message becomes *err. */
+int crt_sync_expect(int sock, uint32_t type, crt_sync_msg *m, crt_err **err);
+
+#endif

@@ -1,0 +1,150 @@
+/* crt create / start / run */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "crt/cli.h"
+#include "crt/lifecycle.h"
+#include "crt/log.h"
+#include "crt/security.h"
+#include "crt/terminal.h"
+
+enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
+
+static const struct option create_opts[] = {
+    {"bundle", required_argument, NULL, O_BUNDLE},      {"pid-file", required_argument, NULL, O_PIDFILE},
+    {"console-socket", required_argument, NULL, O_CONSOLE}, {"no-pivot", no_argument, NULL, O_NOPIVOT},
+    {"no-new-keyring", no_argument, NULL, O_NOKEYRING}, {"preserve-fds", required_argument, NULL, O_PRESERVE},
+    {"detach", no_argument, NULL, O_DETACH},            {"keep", no_argument, NULL, O_KEEP},
+    {"no-subreaper", no_argument, NULL, O_NOSUBREAPER}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+static void usage(const char *cmd, bool run) {
+  printf("Usage: crt %s [command options] <container-id>\n\n%s\n\nOPTIONS:\n", cmd,
+         run ? "Create and run a container from the bundle in the current directory (or --bundle)."
+             : "Create a container from the bundle; `crt start` runs its process.");
+  printf("   --bundle value, -b value  path to the root of the bundle directory, defaults to the current directory\n"
+         "   --console-socket value    path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal\n"
+         "   --pid-file value          specify the file to write the process id to\n"
+         "   --no-pivot                do not use pivot root to jail process inside rootfs\n"
+         "   --no-new-keyring          do not create a new session keyring for the container\n"
+         "   --preserve-fds value      pass N additional file descriptors to the container (stdio + $LISTEN_FDS + N in total) (default: 0)\n");
+  if (run)
+    printf("   --detach, -d              detach from the container's process\n"
+           "   --keep                    do not delete the container after it exits\n"
+           "   --no-subreaper            disable the use of the subreaper used to reap reparented processes\n");
+}
+
+static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *detach, bool *keep, bool *nosub) {
+  int c;
+  while ((c = crt_getopt(argc, argv, run ? "+b:dh" : "+b:h", create_opts, argv[0])) != -1) {
+    switch (c) {
+    case O_BUNDLE: o->bundle = optarg; break;
+    case O_PIDFILE: o->pid_file = optarg; break;
+    case O_CONSOLE: o->console_socket = optarg; break;
+    case O_NOPIVOT: o->no_pivot = true; break;
+    case O_NOKEYRING: o->no_new_keyring = true; break;
+    case O_PRESERVE: {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 0 || n > 1 << 20) {
+        crt_usage_error(argv[0], "invalid value \"%s\" for flag --preserve-fds", optarg);
+        return -1;
+      }
+      o->preserve_fds = (int)n;
+      break;
+    }
+    case O_DETACH:
+    case O_KEEP:
+    case O_NOSUBREAPER:
+      if (!run) {
+        crt_usage_error(argv[0], "flag provided but not defined: %s", argv[optind - 1]);
+        return -1;
+      }
+      if (c == O_DETACH) *detach = true;
+      else if (c == O_KEEP) *keep = true;
+      else *nosub = true;
+      break;
+    case 'h': usage(argv[0], run); exit(0);
+    default: return -1;
+    }
+  }
+  if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return -1;
+  o->id = argv[optind];
+  o->root = crt_g.root;
+  return 0;
+}
+
+static int protect_binary(void) {
+  cleanup_err crt_err *err = NULL;
+  if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) return crt_fail(err);
+  return 0;
+}
+
+int crt_cmd_create(int argc, char **argv) {
+  crt_create_opts o = {0};
+  bool d, k, n;
+  if (parse(argc, argv, &o, false, &d, &k, &n) < 0) return 1;
+  if (protect_binary()) return 1;
+  crt_create_result res;
+  cleanup_err crt_err *err = NULL;
+  if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
+  return 0;
+}
+
+int crt_cmd_start(int argc, char **argv) {
+  int c;
+  static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  while ((c = crt_getopt(argc, argv, "+h", opts, argv[0])) != -1) {
+    if (c == 'h') {
+      printf("Usage: crt start <container-id>\n\nExecutes the user defined process in a created container.\n");
+      return 0;
+    }
+    return 1;
+  }
+  if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return 1;
+  cleanup_err crt_err *err = NULL;
+  if (crt_container_start(crt_g.root, argv[optind], &err) < 0) return crt_fail(err);
+  return 0;
+}
+
+int crt_cmd_run(int argc, char **argv) {
+  crt_create_opts o = {0};
+  bool detach = false, keep = false, nosub = false;
+  if (parse(argc, argv, &o, true, &detach, &keep, &nosub) < 0) return 1;
+  if (protect_binary()) return 1;
+  /* Orphans of the container land on us and are reaped. */
+  if (!detach && !nosub) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  o.foreground_tty = !detach && !o.console_socket;
+  crt_create_result res;
+  cleanup_err crt_err *err = NULL;
+  if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
+  if (crt_container_start(o.root, o.id, &err) < 0) {
+    crt_fail(err);
+    crt_err_free(&err);
+    if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
+    if (res.tty_sock >= 0) close(res.tty_sock);
+    return 1;
+  }
+  if (detach) {
+    if (res.tty_sock >= 0) close(res.tty_sock);
+    return 0;
+  }
+  if (res.tty_sock >= 0) {
+    int master = -1;
+    if (crt_terminal_recv_master(res.tty_sock, &master, &err) == 0) {
+      if (crt_terminal_copy_loop_forward(master, res.pid, &err) < 0) crt_warn("%s", err->msg);
+      close(master);
+    } else {
+      crt_warn("%s", err->msg);
+    }
+    crt_err_free(&err);
+    close(res.tty_sock);
+  }
+  int code = crt_wait_forward(res.pid);
+  if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
+  return code;
+}

@@ -1,0 +1,235 @@
+/* crt exec */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "crt/cli.h"
+#include "crt/container.h"
+#include "crt/lifecycle.h"
+#include "crt/security.h"
+
+static int strv_push(crt_strv *v, const char *s) {
+  char **n = realloc(v->v, (v->len + 2) * sizeof(char *));
+  if (!n) return -1;
+  v->v = n;
+  v->v[v->len++] = strdup(s);
+  v->v[v->len] = NULL;
+  return 0;
+}
+
+static void strv_clear(crt_strv *v) {
+  for (size_t i = 0; i < v->len; i++) free(v->v[i]);
+  free(v->v);
+  v->v = NULL;
+  v->len = 0;
+}
+
+/* --env: replaces an existing NAME=, else appends. */
+static void env_set(crt_strv *env, const char *kv) {
+  const char *eq = strchr(kv, '=');
+  size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+  for (size_t i = 0; i < env->len; i++)
+    if (strncmp(env->v[i], kv, n) == 0 && env->v[i][n] == '=') {
+      free(env->v[i]);
+      env->v[i] = strdup(kv);
+      return;
+    }
+  strv_push(env, kv);
+}
+
+static int parse_u32(const char *s, uint32_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-') return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static void usage(void) {
+  printf("Usage: crt exec [command options] <container-id> <command> [command options]  || -p process.json <container-id>\n\n"
+         "Executes a new process inside the container.\n\nOPTIONS:\n"
+         "   --console-socket value         path to an AF_UNIX socket which will receive the pty master\n"
+         "   --cwd value                    current working directory in the container\n"
+         "   --env value, -e value          set environment variables (repeatable)\n"
+         "   --tty, -t                      allocate a pseudo-TTY\n"
+         "   --user value, -u value         UID (format: <uid>[:<gid>])\n"
+         "   --additional-gids value, -g value  additional gids (repeatable)\n"
+         "   --process value, -p value      path to the process.json\n"
+         "   --detach, -d                   detach from the container's process\n"
+         "   --pid-file value               specify the file to write the process id to\n"
+         "   --process-label value          set the asm process label for the process commonly used with selinux\n"
+         "   --apparmor value               set the apparmor profile for the process\n"
+         "   --no-new-privs                 set the no new privileges value for the process\n"
+         "   --cap value, -c value          add a capability to the bounding set for the process (repeatable)\n"
+         "   --preserve-fds value           pass N additional file descriptors to the container (default: 0)\n"
+         "   --cgroup value                 run the process in an (existing) sub-cgroup\n"
+         "   --ignore-paused                allow exec in a paused container\n");
+}
+
+typedef struct {
+  const char *process_file, *cwd, *user, *apparmor, *label;
+  crt_strv env, caps, gids;
+  bool tty, no_new_privs;
+} exec_flags;
+
+static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **argv, const char *cmd) {
+  strv_clear(&p->args);
+  for (int i = 0; i < argc; i++) strv_push(&p->args, argv[i]);
+  for (size_t i = 0; i < f->env.len; i++) env_set(&p->env, f->env.v[i]);
+  if (f->cwd) {
+    free(p->cwd);
+    p->cwd = strdup(f->cwd);
+  }
+  if (f->tty) p->terminal = true;
+  if (f->no_new_privs) p->no_new_privileges = true;
+  if (f->apparmor) {
+    free(p->apparmor_profile);
+    p->apparmor_profile = strdup(f->apparmor);
+  }
+  if (f->label) {
+    free(p->selinux_label);
+    p->selinux_label = strdup(f->label);
+  }
+  if (f->user) {
+    cleanup_free char *u = strdup(f->user);
+    char *colon = strchr(u, ':');
+    if (colon) *colon++ = 0;
+    if (parse_u32(u, &p->user.uid) < 0 || (colon && parse_u32(colon, &p->user.gid) < 0)) {
+      crt_usage_error(cmd, "invalid --user \"%s\": want <uid>[:<gid>]", f->user);
+      return -1;
+    }
+  }
+  if (f->gids.len) {
+    uint32_t *g = calloc(f->gids.len, sizeof *g);
+    if (!g) return -1;
+    for (size_t i = 0; i < f->gids.len; i++)
+      if (parse_u32(f->gids.v[i], &g[i]) < 0) {
+        free(g);
+        crt_usage_error(cmd, "invalid --additional-gids \"%s\"", f->gids.v[i]);
+        return -1;
+      }
+    free(p->user.additional_gids);
+    p->user.additional_gids = g;
+    p->user.n_additional_gids = f->gids.len;
+  }
+  if (f->caps.len) {
+    if (!p->capabilities) p->capabilities = calloc(1, sizeof *p->capabilities);
+    crt_capabilities *c = p->capabilities;
+    if (!c) return -1;
+    for (size_t i = 0; i < f->caps.len; i++) {
+      if (crt_cap_from_name(f->caps.v[i]) < 0) {
+        crt_usage_error(cmd, "unknown capability \"%s\"", f->caps.v[i]);
+        return -1;
+      }
+      strv_push(&c->bounding, f->caps.v[i]);
+      strv_push(&c->effective, f->caps.v[i]);
+      strv_push(&c->permitted, f->caps.v[i]);
+      c->has_bounding = c->has_effective = c->has_permitted = true;
+      /* ambient needs inheritable; like runc, only when the spec has some */
+      if (c->has_inheritable) {
+        strv_push(&c->ambient, f->caps.v[i]);
+        c->has_ambient = true;
+      }
+    }
+  }
+  return 0;
+}
+
+int crt_cmd_exec(int argc, char **argv) {
+  enum { O_CONSOLE = 256, O_CWD, O_PIDFILE, O_LABEL, O_APPARMOR, O_NNP, O_PRESERVE, O_CGROUP, O_IGNPAUSED };
+  static const struct option opts[] = {
+      {"console-socket", required_argument, NULL, O_CONSOLE}, {"cwd", required_argument, NULL, O_CWD},
+      {"env", required_argument, NULL, 'e'},                  {"tty", no_argument, NULL, 't'},
+      {"user", required_argument, NULL, 'u'},                 {"additional-gids", required_argument, NULL, 'g'},
+      {"process", required_argument, NULL, 'p'},              {"detach", no_argument, NULL, 'd'},
+      {"pid-file", required_argument, NULL, O_PIDFILE},       {"process-label", required_argument, NULL, O_LABEL},
+      {"apparmor", required_argument, NULL, O_APPARMOR},      {"no-new-privs", no_argument, NULL, O_NNP},
+      {"cap", required_argument, NULL, 'c'},                  {"preserve-fds", required_argument, NULL, O_PRESERVE},
+      {"cgroup", required_argument, NULL, O_CGROUP},          {"ignore-paused", no_argument, NULL, O_IGNPAUSED},
+      {"help", no_argument, NULL, 'h'},                       {NULL, 0, NULL, 0}};
+  exec_flags f = {0};
+  crt_exec_opts o = {.root = crt_g.root};
+  int c, rc = 1;
+  crt_spec *spec = NULL;
+  crt_process *fileproc = NULL;
+  crt_state *s = NULL;
+  cleanup_err crt_err *err = NULL;
+  while ((c = crt_getopt(argc, argv, "+e:tu:g:p:dc:h", opts, argv[0])) != -1) {
+    switch (c) {
+    case O_CONSOLE: o.console_socket = optarg; break;
+    case O_CWD: f.cwd = optarg; break;
+    case 'e': strv_push(&f.env, optarg); break;
+    case 't': f.tty = true; break;
+    case 'u': f.user = optarg; break;
+    case 'g': strv_push(&f.gids, optarg); break;
+    case 'p': f.process_file = optarg; break;
+    case 'd': o.detach = true; break;
+    case O_PIDFILE: o.pid_file = optarg; break;
+    case O_LABEL: f.label = optarg; break;
+    case O_APPARMOR: f.apparmor = optarg; break;
+    case O_NNP: f.no_new_privs = true; break;
+    case 'c': strv_push(&f.caps, optarg); break;
+    case O_PRESERVE: {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (*end || n < 0 || n > 1 << 20) {
+        crt_usage_error(argv[0], "invalid value \"%s\" for flag --preserve-fds", optarg);
+        goto out;
+      }
+      o.preserve_fds = (int)n;
+      break;
+    }
+    case O_CGROUP: o.cgroup = optarg; break;
+    case O_IGNPAUSED: o.ignore_paused = true; break;
+    case 'h': usage(); rc = 0; goto out;
+    default: goto out;
+    }
+  }
+  int nargs = argc - optind;
+  if (crt_require_args(argv[0], nargs, 1, -1, "at least 1 argument") < 0) goto out;
+  o.id = argv[optind];
+  if (!f.process_file && nargs < 2) {
+    crt_usage_error(argv[0], "exec needs a command or --process");
+    goto out;
+  }
+  if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) {
+    rc = crt_fail(err);
+    goto out;
+  }
+  if (f.process_file) {
+    if (crt_process_load(f.process_file, &fileproc, &err) < 0) goto fail;
+    o.process = fileproc;
+  } else {
+    if (crt_state_load(crt_g.root, o.id, &s, &err) < 0 || crt_state_load_spec(s, &spec, &err) < 0) goto fail;
+    if (!spec->process) {
+      crt_error(&err, 0, "config.json: .process: missing");
+      goto fail;
+    }
+    if (apply_flags(spec->process, &f, nargs - 1, argv + optind + 1, argv[0]) < 0) goto out;
+    o.process = spec->process;
+  }
+  if (!o.detach) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int status = 255;
+  if (crt_container_exec(&o, &status, &err) < 0) {
+    crt_fail(err);
+    rc = 255;
+    goto out;
+  }
+  rc = status;
+  goto out;
+fail:
+  crt_fail(err);
+  rc = 1;
+out:
+  strv_clear(&f.env);
+  strv_clear(&f.caps);
+  strv_clear(&f.gids);
+  crt_process_free(fileproc);
+  crt_spec_free(spec);
+  crt_state_free(s);
+  return rc;
+}

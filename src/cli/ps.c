@@ -1,0 +1,133 @@
+/* crt ps: the container's processes, through ps(1) filtered by pid (runc). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crt/cgroup.h"
+#include "crt/cli.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+
+static bool has_pid(const pid_t *v, size_t n, pid_t p) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == p) return true;
+  return false;
+}
+
+/* Runs ps with args and returns its whole stdout. */
+static int run_ps(char **args, int nargs, char **out, crt_err **err) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
+  char **argv = calloc((size_t)nargs + 2, sizeof *argv);
+  if (!argv) return crt_error(err, ENOMEM, "ps");
+  argv[0] = "ps";
+  for (int i = 0; i < nargs; i++) argv[i + 1] = args[i];
+  if (nargs == 0) argv[1] = "-ef";
+  pid_t c = fork();
+  if (c == 0) {
+    dup2(p[1], 1);
+    execvp("ps", argv);
+    fprintf(stderr, "crt: exec ps: %s\n", strerror(errno));
+    _exit(127);
+  }
+  free(argv);
+  close(p[1]);
+  if (c < 0) {
+    close(p[0]);
+    return crt_error(err, errno, "fork");
+  }
+  int rc = crt_read_fd(p[0], 64 << 20, out, NULL, err);
+  close(p[0]);
+  int status;
+  while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (rc < 0) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    free(crt_steal(*out));
+    return crt_error(err, 0, "ps exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return 0;
+}
+
+/* Index of the PID column in ps's header. */
+static int pid_column(const char *header) {
+  cleanup_free char *h = strdup(header);
+  char *save;
+  int i = 0;
+  for (char *t = h ? strtok_r(h, " \t", &save) : NULL; t; t = strtok_r(NULL, " \t", &save), i++)
+    if (strcmp(t, "PID") == 0) return i;
+  return -1;
+}
+
+static pid_t field_pid(const char *line, int col) {
+  cleanup_free char *l = strdup(line);
+  char *save;
+  int i = 0;
+  for (char *t = l ? strtok_r(l, " \t", &save) : NULL; t; t = strtok_r(NULL, " \t", &save), i++)
+    if (i == col) return (pid_t)atoi(t);
+  return -1;
+}
+
+static int table(pid_t *pids, size_t n, char **args, int nargs, crt_err **err) {
+  cleanup_free char *out = NULL;
+  if (run_ps(args, nargs, &out, err) < 0) return -1;
+  char *save;
+  char *line = strtok_r(out, "\n", &save);
+  if (!line) return crt_error(err, 0, "ps: no output");
+  int col = pid_column(line);
+  if (col < 0) return crt_error(err, 0, "couldn't find PID field in ps output");
+  printf("%s\n", line);
+  while ((line = strtok_r(NULL, "\n", &save)))
+    if (has_pid(pids, n, field_pid(line, col))) printf("%s\n", line);
+  return 0;
+}
+
+int crt_cmd_ps(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  const char *format = "table";
+  int c;
+  while ((c = crt_getopt(argc, argv, "+f:h", opts, argv[0])) != -1) {
+    if (c == 'f') format = optarg;
+    else if (c == 'h') {
+      printf("Usage: crt ps [command options] <container-id> [ps options]\n\nps displays the processes running inside a container.\n\n"
+             "OPTIONS:\n   --format value, -f value  select one of: table or json (default: \"table\")\n");
+      return 0;
+    } else return 1;
+  }
+  if (crt_require_args(argv[0], argc - optind, 1, -1, "1 argument") < 0) return 1;
+  if (strcmp(format, "table") && strcmp(format, "json")) return crt_usage_error(argv[0], "invalid format option");
+  const char *id = argv[optind];
+  cleanup_err crt_err *err = NULL;
+  crt_state *s = NULL;
+  if (crt_state_load(crt_g.root, id, &s, &err) < 0) return crt_fail(err);
+  pid_t *pids = NULL;
+  size_t n = 0;
+  int rc = 0;
+  if (crt_state_status(s) == CRT_STATUS_STOPPED)
+    rc = crt_error(&err, 0, "container not running");
+  else if (s->cgroup_path && *s->cgroup_path)
+    rc = crt_cgroup_pids(s->cgroup_path, &pids, &n, &err);
+  else if (s->pid > 0) { /* no cgroup (rootless): init alone is what we know */
+    pids = malloc(sizeof *pids);
+    if (pids) pids[n++] = s->pid;
+  }
+  crt_state_free(s);
+  if (rc == 0 && strcmp(format, "json") == 0) {
+    printf("[");
+    for (size_t i = 0; i < n; i++) printf("%s%d", i ? "," : "", (int)pids[i]);
+    printf("]\n");
+  } else if (rc == 0) {
+    /* "--" separates our flags from ps's */
+    int first = optind + 1;
+    if (first < argc && strcmp(argv[first], "--") == 0) first++;
+    rc = table(pids, n, argv + first, argc - first, &err);
+  }
+  free(pids);
+  return rc < 0 ? crt_fail(err) : 0;
+}

@@ -1,0 +1,182 @@
+/* crt update: new resource limits for a running container (runc's flags). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crt/cgroup.h"
+#include "crt/cli.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+
+static const char usage[] =
+    "Usage: crt update [command options] <container-id>\n\n"
+    "The data can be read from a file or the standard input, the\n"
+    "accepted format is as follow (unchanged values can be omitted):\n\n"
+    "{\n  \"memory\": {\"limit\": 0, \"reservation\": 0, \"swap\": 0, \"checkBeforeUpdate\": true},\n"
+    "  \"cpu\": {\"shares\": 0, \"quota\": 0, \"burst\": 0, \"period\": 0, \"realtimeRuntime\": 0,\n"
+    "          \"realtimePeriod\": 0, \"cpus\": \"\", \"mems\": \"\", \"idle\": 0},\n"
+    "  \"blockIO\": {\"weight\": 0},\n  \"pids\": {\"limit\": 0},\n  \"unified\": {}\n}\n\n"
+    "Note: if data is to be read from a file or the standard input, all\nother options are ignored.\n\n"
+    "OPTIONS:\n"
+    "   --resources value, -r value  path to the file containing the resources to update or '-' to read from the standard input\n"
+    "   --blkio-weight value         Specifies per cgroup weight, range is from 10 to 1000 (default: 0)\n"
+    "   --cpu-period value           CPU CFS period to be used for hardcapping (in usecs). 0 to use system default\n"
+    "   --cpu-quota value            CPU CFS hardcap limit (in usecs). Allowed cpu time in a given period\n"
+    "   --cpu-rt-period value        CPU realtime period to be used for hardcapping (in usecs). 0 to use system default\n"
+    "   --cpu-rt-runtime value       CPU realtime hardcap limit (in usecs). Allowed cpu time in a given period\n"
+    "   --cpu-share value            CPU shares (relative weight vs. other containers)\n"
+    "   --cpuset-cpus value          CPU(s) to use\n"
+    "   --cpuset-mems value          Memory node(s) to use\n"
+    "   --kernel-memory value        (obsoleted; do not use)\n"
+    "   --kernel-memory-tcp value    (obsoleted; do not use)\n"
+    "   --memory value               Memory limit (in bytes)\n"
+    "   --memory-reservation value   Memory reservation or soft_limit (in bytes)\n"
+    "   --memory-swap value          Total memory usage (memory + swap); set '-1' to enable unlimited swap\n"
+    "   --pids-limit value           Maximum number of pids allowed in the container (default: 0)\n"
+    "   --l3-cache-schema value      The string of Intel RDT/CAT L3 cache schema\n"
+    "   --mem-bw-schema value        The string of Intel RDT/MBA memory bandwidth schema\n";
+
+enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,
+       O_RES, O_SWAP, O_PIDS, O_L3, O_MBW };
+
+static int num(const char *cmd, const char *flag, const char *v, bool sign, long long *out) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (errno || end == v || *end || (!sign && x < 0))
+    return crt_usage_error(cmd, "invalid value \"%s\" for flag --%s: parse error", v, flag), -1;
+  *out = x;
+  return 0;
+}
+
+static int size(const char *cmd, const char *flag, const char *v, long long *out) {
+  if (crt_cgroup_parse_size(v, out) < 0) {
+    crt_usage_error(cmd, "invalid value for %s: %s", flag, v);
+    return -1;
+  }
+  return 0;
+}
+
+/* Flags into r; -1 after a usage error. */
+static int flag(const char *cmd, int c, const char *v, crt_resources *r) {
+  long long x;
+  switch (c) {
+  case O_BLKIO:
+    if (num(cmd, "blkio-weight", v, false, &x) < 0) return -1;
+    if (x) r->blkio.weight = (crt_u64){true, (uint64_t)x};
+    return 0;
+  case O_PERIOD:
+    if (num(cmd, "cpu-period", v, false, &x) < 0) return -1;
+    r->cpu.period = (crt_u64){true, (uint64_t)x};
+    return 0;
+  case O_QUOTA:
+    if (num(cmd, "cpu-quota", v, true, &x) < 0) return -1;
+    r->cpu.quota = (crt_i64){true, x};
+    return 0;
+  case O_RTPERIOD:
+    if (num(cmd, "cpu-rt-period", v, false, &x) < 0) return -1;
+    r->cpu.realtime_period = (crt_u64){true, (uint64_t)x};
+    return 0;
+  case O_RTRUNTIME:
+    if (num(cmd, "cpu-rt-runtime", v, true, &x) < 0) return -1;
+    r->cpu.realtime_runtime = (crt_i64){true, x};
+    return 0;
+  case O_SHARES:
+    if (num(cmd, "cpu-share", v, false, &x) < 0) return -1;
+    r->cpu.shares = (crt_u64){true, (uint64_t)x};
+    return 0;
+  case O_CPUS: free(r->cpu.cpus); r->cpu.cpus = strdup(v); return 0;
+  case O_MEMS: free(r->cpu.mems); r->cpu.mems = strdup(v); return 0;
+  case O_KMEM:
+    if (size(cmd, "kernel-memory", v, &x) < 0) return -1;
+    r->memory.kernel = (crt_i64){true, x};
+    return 0;
+  case O_KTCP:
+    if (size(cmd, "kernel-memory-tcp", v, &x) < 0) return -1;
+    r->memory.kernel_tcp = (crt_i64){true, x};
+    return 0;
+  case O_MEM:
+    if (size(cmd, "memory", v, &x) < 0) return -1;
+    r->memory.limit = (crt_i64){true, x};
+    return 0;
+  case O_RES:
+    if (size(cmd, "memory-reservation", v, &x) < 0) return -1;
+    r->memory.reservation = (crt_i64){true, x};
+    return 0;
+  case O_SWAP:
+    if (size(cmd, "memory-swap", v, &x) < 0) return -1;
+    r->memory.swap = (crt_i64){true, x};
+    return 0;
+  case O_PIDS:
+    if (num(cmd, "pids-limit", v, true, &x) < 0) return -1;
+    r->pids.limit = (crt_i64){true, x};
+    return 0;
+  }
+  return -1;
+}
+
+static int read_resources(const char *file, crt_resources *r, crt_err **err) {
+  cleanup_free char *buf = NULL;
+  if (strcmp(file, "-") == 0) {
+    if (crt_read_fd(0, 16 << 20, &buf, NULL, err) < 0) return crt_error_wrap(err, "read resources from stdin");
+  } else if (crt_read_file(file, 16 << 20, &buf, NULL, err) < 0) {
+    return -1;
+  }
+  return crt_cgroup_parse_resources_json(buf, strcmp(file, "-") ? file : "stdin", r, err);
+}
+
+int crt_cmd_update(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"resources", required_argument, NULL, 'r'}, {"blkio-weight", required_argument, NULL, O_BLKIO},
+      {"cpu-period", required_argument, NULL, O_PERIOD}, {"cpu-quota", required_argument, NULL, O_QUOTA},
+      {"cpu-rt-period", required_argument, NULL, O_RTPERIOD}, {"cpu-rt-runtime", required_argument, NULL, O_RTRUNTIME},
+      {"cpu-share", required_argument, NULL, O_SHARES}, {"cpu-shares", required_argument, NULL, O_SHARES},
+      {"cpuset-cpus", required_argument, NULL, O_CPUS}, {"cpuset-mems", required_argument, NULL, O_MEMS},
+      {"kernel-memory", required_argument, NULL, O_KMEM}, {"kernel-memory-tcp", required_argument, NULL, O_KTCP},
+      {"memory", required_argument, NULL, O_MEM}, {"memory-reservation", required_argument, NULL, O_RES},
+      {"memory-swap", required_argument, NULL, O_SWAP}, {"pids-limit", required_argument, NULL, O_PIDS},
+      {"l3-cache-schema", required_argument, NULL, O_L3}, {"mem-bw-schema", required_argument, NULL, O_MBW},
+      {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  crt_resources r = {0};
+  const char *file = NULL;
+  bool rdt = false;
+  int c, rc = 0;
+  while (rc == 0 && (c = crt_getopt(argc, argv, "+r:h", opts, argv[0])) != -1) {
+    if (c == 'h') {
+      fputs(usage, stdout);
+      crt_cgroup_resources_clear(&r);
+      return 0;
+    }
+    if (c == '?') rc = -1;
+    else if (c == 'r') file = optarg;
+    else if (c == O_L3 || c == O_MBW) rdt = true;
+    else if (flag(argv[0], c, optarg, &r) < 0) rc = -1;
+  }
+  if (rc == 0 && crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) rc = -1;
+  if (rc < 0) {
+    crt_cgroup_resources_clear(&r);
+    return 1;
+  }
+  cleanup_err crt_err *err = NULL;
+  const char *id = argv[optind];
+  if (rdt) {
+    crt_cgroup_resources_clear(&r);
+    crt_error(&err, ENOTSUP, "Intel RDT is not supported by crt: --l3-cache-schema/--mem-bw-schema");
+    return crt_fail(err);
+  }
+  if (file) { /* runc: the file replaces every other flag */
+    crt_cgroup_resources_clear(&r);
+    if (read_resources(file, &r, &err) < 0) return crt_fail(err);
+  }
+  cleanup_close int lock = crt_container_lock(crt_g.root, id, &err);
+  crt_state *s = NULL;
+  if (lock < 0 || crt_state_load(crt_g.root, id, &s, &err) < 0) rc = -1;
+  else if (crt_state_status(s) == CRT_STATUS_STOPPED) rc = crt_error(&err, 0, "container not running");
+  else if (!s->cgroup_path || !*s->cgroup_path) rc = crt_error(&err, 0, "container %s has no cgroup to update", id);
+  else rc = crt_cgroup_update(s->cgroup_path, &r, &err);
+  crt_state_free(s);
+  crt_cgroup_resources_clear(&r);
+  return rc < 0 ? crt_fail(err) : 0;
+}

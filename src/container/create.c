@@ -1,0 +1,479 @@
+/* create: fork the init into its namespaces, set up the rootfs and the
+ * process, park it on the exec FIFO.  The parent (runtime side) and the
+ * init talk over a SOCK_SEQPACKET socketpair, one message per step:
+ *
+ *   parent                          init
+ *   clone ------------------------> (in new namespaces)
+ *   write uid/gid maps, MAPS_DONE -> become root in the user ns
+ *   join cgroup, CGROUP_DONE -----> unshare cgroup ns, sysctl, hostname,
+ *                                   mounts
+ *            <-------------------- PRESTART
+ *   prestart + createRuntime hooks
+ *   PRESTART_DONE ----------------> createContainer hooks, pivot_root,
+ *                                   terminal, masked paths, user, caps
+ *            <-------------------- READY
+ *   state.json, pid file, exit      open(exec.fifo) blocks until `start`
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crt/cgroup.h"
+#include "crt/cli.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+#include "crt/hooks.h"
+#include "crt/lifecycle.h"
+#include "crt/log.h"
+#include "crt/process.h"
+#include "crt/rootfs.h"
+#include "crt/security.h"
+#include "crt/sync.h"
+#include "crt/terminal.h"
+
+typedef struct {
+  const crt_spec *spec;
+  const crt_create_opts *opts;
+  const char *rootfs;
+  int sync;         /* our end */
+  int fifo;         /* O_PATH fd of exec.fifo */
+  int console;      /* console socket (or -1) */
+  int lock;         /* the state dir's flock: the init must not hold it */
+  bool new_userns;
+  bool new_cgroupns;
+  bool new_mntns;
+} init_ctx;
+
+/* ---- the init side ---- */
+
+static void init_fail(int sync, crt_err *err) {
+  const char *m = err && err->msg ? err->msg : "unknown error";
+  crt_sync_send(sync, CRT_SYNC_ERROR, m, strlen(m), -1);
+  _exit(1);
+}
+
+#define TRY(expr)                        \
+  do {                                   \
+    if ((expr) < 0) init_fail(c->sync, err); \
+  } while (0)
+
+static int write_offsets(const crt_spec *spec, crt_err **err) {
+  const crt_linux *l = spec->linux_;
+  char buf[256];
+  for (size_t i = 0; l && i < l->n_time_offsets; i++) {
+    int n = snprintf(buf, sizeof buf, "%s %lld %u\n", l->time_offsets[i].clock, (long long)l->time_offsets[i].secs,
+                     l->time_offsets[i].nanosecs);
+    if (crt_write_file("/proc/self/timens_offsets", buf, (size_t)n, 0, err) < 0)
+      return crt_error_wrap(err, "timeOffsets %s", l->time_offsets[i].clock);
+  }
+  return 0;
+}
+
+/* Runs in the final init process; never returns. */
+static void init_main(init_ctx *c) {
+  crt_err *err = NULL;
+  const crt_spec *spec = c->spec;
+  const crt_process *p = spec->process;
+  crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) _exit(1);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (c->lock >= 0) close(c->lock);
+  if (c->new_userns) {
+    TRY(crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
+    if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
+      crt_error(&err, errno, "become root in the user namespace (is uid/gid 0 mapped?)");
+      init_fail(c->sync, err);
+    }
+  }
+  TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  char *cgroup_path = strdup(m->data);
+  if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
+    crt_error(&err, errno, "unshare cgroup namespace");
+    init_fail(c->sync, err);
+  }
+  /* Sysctls before the prestart hooks: network hooks rely on them. */
+  TRY(crt_set_sysctls(spec, &err));
+  TRY(crt_set_hostname(spec, &err));
+  crt_rootfs_config rc = {.spec = spec,
+                          .rootfs = c->rootfs,
+                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
+                          .new_mount_ns = c->new_mntns,
+                          .cgroup_path = cgroup_path};
+  TRY(crt_rootfs_prepare(&rc, &err));
+  crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
+  TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+  char *state_json = strdup(m->data);
+  if (spec->hooks && crt_hooks_run(&spec->hooks->create_container, "createContainer", state_json, &err) < 0)
+    init_fail(c->sync, err);
+  TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
+  if (p->terminal) TRY(crt_terminal_setup(p, c->console, true, &err));
+  if (c->console >= 0) close(c->console);
+  TRY(crt_rootfs_finalize(&rc, &err));
+  if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
+  cleanup_free char *exe = NULL;
+  TRY(crt_find_executable(p, &exe, &err));
+  crt_seccomp_filter *filter = NULL;
+  const crt_seccomp *sc = spec->linux_ ? spec->linux_->seccomp : NULL;
+  if (sc) TRY(crt_seccomp_compile(sc, &filter, &err));
+  TRY(crt_set_rlimits(p, &err));
+  TRY(crt_set_process_attrs(spec, p, &err));
+  TRY(crt_caps_prepare(p->capabilities, &err));
+  TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
+  TRY(crt_set_user(p, rc.userns, &err));
+  /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
+  int preserve = c->opts->preserve_fds;
+  const char *listen = getenv("LISTEN_FDS");
+  char listen_env[32] = "";
+  const char *extra[3] = {NULL, NULL, NULL};
+  if (listen && atoi(listen) > 0) {
+    preserve += atoi(listen);
+    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", atoi(listen));
+    extra[0] = listen_env;
+    extra[1] = "LISTEN_PID=1";
+  }
+  char **envp = crt_build_env(p, extra);
+  int notify_fd = -1;
+  bool listener = sc && sc->listener_path;
+  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before the drop. */
+  if (filter && (!p->no_new_privileges || listener)) {
+    if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+      crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+      init_fail(c->sync, err);
+    }
+    TRY(crt_seccomp_load(filter, &notify_fd, &err));
+    if (notify_fd >= 0) {
+      crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
+      close(notify_fd);
+      TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
+    }
+  }
+  TRY(crt_caps_apply(p->capabilities, &err));
+  if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+    crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+    init_fail(c->sync, err);
+  }
+  TRY(crt_lsm_apply(p, &err));
+  /* From here on the runtime may exit: do not die with it. */
+  prctl(PR_SET_PDEATHSIG, 0);
+  crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
+  close(c->sync);
+
+  /* Parked until `start` opens the other end.  The write end is
+   * O_CLOEXEC: start reads EOF exactly when execve has happened. */
+  char fifo_path[64];
+  snprintf(fifo_path, sizeof fifo_path, "/proc/self/fd/%d", c->fifo);
+  int wfd = open(fifo_path, O_WRONLY | O_CLOEXEC);
+  if (wfd < 0) _exit(1);
+  close(c->fifo);
+  if (write(wfd, "0", 1) != 1) _exit(1);
+  if (filter && p->no_new_privileges && !listener && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
+  if (spec->hooks && spec->hooks->start_container.len &&
+      crt_hooks_run(&spec->hooks->start_container, "startContainer", state_json, &err) < 0)
+    goto fail_start;
+  crt_reset_signals();
+  crt_cloexec_fds_from(3 + preserve);
+  execve(exe, p->args.v, envp);
+  crt_error(&err, errno, "exec %s", exe);
+fail_start:
+  crt_error_wrap(&err, "unable to start container process");
+  crt_write_all(wfd, err->msg, strlen(err->msg));
+  _exit(1);
+}
+
+/* Two-stage spawn: join namespaces by path (and unshare a time ns, which
+ * clone() cannot create), then clone the init as our parent's child. */
+static void joiner_main(init_ctx *c, int flags) {
+  crt_err *err = NULL;
+  if (crt_ns_join_paths(c->spec, &err) < 0) init_fail(c->sync, err);
+  if (flags & CLONE_NEWTIME) {
+    if (unshare(CLONE_NEWTIME) < 0) {
+      crt_error(&err, errno, "unshare time namespace");
+      init_fail(c->sync, err);
+    }
+    if (write_offsets(c->spec, &err) < 0) init_fail(c->sync, err);
+    flags &= ~CLONE_NEWTIME;
+  }
+  pid_t pid = crt_raw_clone((unsigned long)flags | CLONE_PARENT);
+  if (pid < 0) {
+    crt_error(&err, errno, "clone init");
+    init_fail(c->sync, err);
+  }
+  if (pid == 0) init_main(c);
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", pid);
+  crt_sync_send(c->sync, CRT_SYNC_PID, buf, (size_t)n, -1);
+  _exit(0);
+}
+
+static bool needs_two_stage(const crt_spec *spec) {
+  const crt_linux *l = spec->linux_;
+  for (size_t i = 0; l && i < l->n_namespaces; i++) {
+    if (l->namespaces[i].path && *l->namespaces[i].path) return true;
+    if (l->namespaces[i].type == CRT_NS_TIME) return true;
+  }
+  return false;
+}
+
+/* ---- the runtime side ---- */
+
+static char *now_rfc3339(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char buf[64], *out = NULL;
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0) return NULL;
+  return out;
+}
+
+static char *abs_path(const char *base, const char *p) {
+  char *out = NULL;
+  if (p[0] == '/') out = strdup(p);
+  else if (asprintf(&out, "%s/%s", base, p) < 0) return NULL;
+  char *r = realpath(out, NULL);
+  if (r) {
+    free(out);
+    return r;
+  }
+  return out;
+}
+
+static int copy_annotations(crt_state *s, const crt_spec *spec) {
+  if (!spec->annotations.len) return 0;
+  s->annotations.v = calloc(spec->annotations.len, sizeof(crt_kv));
+  if (!s->annotations.v) return -1;
+  for (size_t i = 0; i < spec->annotations.len; i++) {
+    s->annotations.v[i].key = strdup(spec->annotations.v[i].key);
+    s->annotations.v[i].value = strdup(spec->annotations.v[i].value);
+  }
+  s->annotations.len = spec->annotations.len;
+  return 0;
+}
+
+static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
+  int flags = crt_ns_new_flags(c->spec) & ~CLONE_NEWCGROUP;
+  bool two = needs_two_stage(c->spec);
+  int sync_parent = c->sync;
+  c->sync = child_sync;
+  pid_t pid = crt_raw_clone(two ? 0 : (unsigned long)(flags & ~CLONE_NEWTIME));
+  if (pid < 0) return crt_error(err, errno, "clone");
+  if (pid == 0) {
+    close(sync_parent);
+    if (two) joiner_main(c, flags);
+    init_main(c);
+  }
+  c->sync = sync_parent;
+  close(child_sync);
+  if (!two) {
+    *out = pid;
+    return 0;
+  }
+  crt_sync_msg *m = malloc(sizeof *m);
+  int rc = crt_sync_expect(c->sync, CRT_SYNC_PID, m, err);
+  int st;
+  waitpid(pid, &st, 0);
+  if (rc == 0) *out = (pid_t)atoi(m->data);
+  free(m);
+  return rc;
+}
+
+static int run_hooks_creating(const crt_spec *spec, crt_state *s, crt_err **err) {
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
+  if (!spec->hooks) return 0;
+  if (crt_hooks_run(&spec->hooks->prestart, "prestart", json, err) < 0) return -1;
+  return crt_hooks_run(&spec->hooks->create_runtime, "createRuntime", json, err);
+}
+
+static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", pid);
+  return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
+}
+
+/* The parent's part, after the init exists. */
+static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err) {
+  const crt_spec *spec = c->spec;
+  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) return crt_error(err, ENOMEM, "create");
+  if (c->new_userns) {
+    if (crt_ns_write_maps(s->pid, spec, err) < 0) return -1;
+    crt_sync_send(c->sync, CRT_SYNC_MAPS_DONE, NULL, 0, -1);
+  }
+  crt_cgroup_config cc = {.id = s->id,
+                          .spec = spec,
+                          .systemd = crt_g.systemd_cgroup,
+                          .rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true")};
+  if (crt_cgroup_enter(&cc, s->pid, &s->cgroup_path, err) < 0) return -1;
+  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
+  if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
+  if (run_hooks_creating(spec, s, err) < 0) return -1;
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
+  crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, json, strlen(json), -1);
+  for (;;) {
+    if (crt_sync_recv(c->sync, m, err) < 0) return -1;
+    if (m->type == CRT_SYNC_READY) break;
+    if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+    if (m->type == CRT_SYNC_SECCOMP_FD) {
+      cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
+      int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, s->pid, sj, err);
+      close(m->fd);
+      if (rc < 0) return -1;
+      crt_sync_send(c->sync, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
+      continue;
+    }
+    return crt_error(err, 0, "unexpected message %u from init", m->type);
+  }
+  (void)dir;
+  return 0;
+}
+
+static void undo_create(const char *dir, crt_state *s) {
+  if (s->pid > 0) {
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+  }
+  if (s->cgroup_path && *s->cgroup_path) {
+    cleanup_err crt_err *e = NULL;
+    if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
+  }
+  crt_rm_rf(dir);
+}
+
+static int open_console(const crt_create_opts *o, const crt_spec *spec, int *console, int *ours, crt_err **err) {
+  *console = *ours = -1;
+  if (!spec->process->terminal) {
+    if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
+    return 0;
+  }
+  if (o->console_socket) {
+    *console = crt_console_socket_connect(o->console_socket, err);
+    return *console < 0 ? -1 : 0;
+  }
+  if (!o->foreground_tty) return crt_error(err, 0, "cannot allocate tty if runc will detach without setting console socket");
+  int sp[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
+  *ours = sp[0];
+  *console = sp[1];
+  return 0;
+}
+
+int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
+  res->pid = 0;
+  res->tty_sock = -1;
+  if (crt_container_id_check(o->id, err) < 0) return -1;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return crt_error(err, errno, "getcwd");
+  cleanup_free char *bundle = abs_path(cwd, o->bundle ? o->bundle : ".");
+  char cfg[PATH_MAX];
+  snprintf(cfg, sizeof cfg, "%s/config.json", bundle);
+  crt_spec *spec = NULL;
+  if (crt_spec_load(cfg, &spec, err) < 0) return -1;
+  int rc = -1;
+  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1};
+  crt_state *s = calloc(1, sizeof *s);
+  cleanup_free char *rootfs = NULL;
+  char dir[PATH_MAX] = "";
+  int lock = -1, ours_tty = -1;
+  bool made_dir = false;
+  if (crt_spec_validate_for_create(spec, err) < 0) goto out;
+  rootfs = abs_path(bundle, spec->root->path);
+  struct stat st;
+  if (stat(rootfs, &st) < 0) {
+    crt_error(err, errno, "rootfs %s", rootfs);
+    goto out;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    crt_error(err, ENOTDIR, "rootfs %s", rootfs);
+    goto out;
+  }
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) {
+    crt_error(err, 0, "config.json: .linux.namespaces: a mount namespace is required");
+    goto out;
+  }
+  if (crt_mkdir_p(o->root, 0700, err) < 0) goto out;
+  if (crt_container_dir(o->root, o->id, dir, sizeof dir, err) < 0) goto out;
+  if (mkdir(dir, 0700) < 0) {
+    if (errno == EEXIST) crt_error(err, 0, "container with id exists: %s", o->id);
+    else crt_error(err, errno, "mkdir %s", dir);
+    dir[0] = 0;
+    goto out;
+  }
+  made_dir = true;
+  if ((lock = crt_container_lock(o->root, o->id, err)) < 0) goto out;
+  c.lock = lock;
+  char fifo[PATH_MAX + 16];
+  snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
+  mode_t old = umask(0);
+  int mr = mkfifo(fifo, 0622);
+  umask(old);
+  if (mr < 0) {
+    crt_error(err, errno, "mkfifo %s", fifo);
+    goto out;
+  }
+  c.fifo = open(fifo, O_PATH | O_CLOEXEC);
+  if (c.fifo < 0) {
+    crt_error(err, errno, "open %s", fifo);
+    goto out;
+  }
+  if (open_console(o, spec, &c.console, &ours_tty, err) < 0) goto out;
+  int sp[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+    crt_error(err, errno, "socketpair");
+    goto out;
+  }
+  c.sync = sp[0];
+  c.rootfs = rootfs;
+  const crt_namespace *uns = crt_spec_namespace(spec, CRT_NS_USER);
+  c.new_userns = uns && !uns->path;
+  const crt_namespace *cns = crt_spec_namespace(spec, CRT_NS_CGROUP);
+  c.new_cgroupns = cns && !cns->path;
+  const crt_namespace *mns = crt_spec_namespace(spec, CRT_NS_MOUNT);
+  c.new_mntns = mns && !mns->path;
+
+  s->id = strdup(o->id);
+  s->bundle = strdup(bundle);
+  s->rootfs = strdup(rootfs);
+  s->created = now_rfc3339();
+  s->owner = strdup("");
+  s->cgroup_path = strdup("");
+  s->dir = strdup(dir);
+  copy_annotations(s, spec);
+  if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
+  s->start_time = crt_proc_start_time(s->pid, NULL);
+  if (crt_state_save(o->root, s, err) < 0) goto out;
+  if (drive_init(&c, s, dir, err) < 0) goto out;
+  s->ready = true;
+  if (crt_state_save(o->root, s, err) < 0) goto out;
+  if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
+  res->pid = s->pid;
+  res->tty_sock = ours_tty;
+  ours_tty = -1;
+  rc = 0;
+out:
+  if (rc < 0) {
+    crt_error_wrap(err, "create %s", o->id);
+    if (made_dir) undo_create(dir, s);
+  }
+  if (c.sync >= 0) close(c.sync);
+  if (c.fifo >= 0) close(c.fifo);
+  if (c.console >= 0) close(c.console);
+  if (ours_tty >= 0) close(ours_tty);
+  if (lock >= 0) close(lock);
+  crt_state_free(s);
+  crt_spec_free(spec);
+  return rc;
+}

@@ -1,0 +1,227 @@
+/* exec: a new process in a running container.  Failures before or in
+ * execve travel back on an O_CLOEXEC error pipe: EOF without data means
+ * the program is running. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crt/cgroup.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+#include "crt/lifecycle.h"
+#include "crt/log.h"
+#include "crt/process.h"
+#include "crt/security.h"
+#include "crt/sync.h"
+#include "crt/terminal.h"
+
+typedef struct {
+  const crt_exec_opts *o;
+  const crt_spec *spec;
+  pid_t init_pid;
+  int sync, errpipe, console;
+} exec_ctx;
+
+static void child_fail(int errpipe, crt_err *err) {
+  const char *m = err && err->msg ? err->msg : "unknown error";
+  crt_write_all(errpipe, "unable to start container process: ", 35);
+  crt_write_all(errpipe, m, strlen(m));
+  _exit(255);
+}
+
+#define XTRY(expr)                            \
+  do {                                        \
+    if ((expr) < 0) child_fail(c->errpipe, err); \
+  } while (0)
+
+static void exec_process(exec_ctx *c) {
+  crt_err *err = NULL;
+  const crt_process *p = c->o->process;
+  crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) _exit(255);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  close(c->sync);
+  if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
+  if (c->console >= 0) close(c->console);
+  cleanup_free char *exe = NULL;
+  XTRY(crt_find_executable(p, &exe, &err));
+  crt_seccomp_filter *filter = NULL;
+  const crt_seccomp *sc = c->spec->linux_ ? c->spec->linux_->seccomp : NULL;
+  if (sc) XTRY(crt_seccomp_compile(sc, &filter, &err));
+  XTRY(crt_set_rlimits(p, &err));
+  XTRY(crt_set_process_attrs(c->spec, p, &err));
+  XTRY(crt_caps_prepare(p->capabilities, &err));
+  XTRY(crt_set_cwd(p, &err));
+  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
+  char **envp = crt_build_env(p, NULL);
+  int notify_fd = -1;
+  if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  XTRY(crt_caps_apply(p->capabilities, &err));
+  if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+    crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+    child_fail(c->errpipe, err);
+  }
+  XTRY(crt_lsm_apply(p, &err));
+  if (filter && p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  if (notify_fd >= 0) close(notify_fd);
+  prctl(PR_SET_PDEATHSIG, 0);
+  crt_reset_signals();
+  crt_cloexec_fds_from(3 + c->o->preserve_fds);
+  execve(exe, p->args.v, envp);
+  crt_error(&err, errno, "exec %s", exe);
+  child_fail(c->errpipe, err);
+}
+
+/* Joins the container's namespaces, then clones the process as the
+ * runtime's child so that the caller (a subreaper shim) inherits it. */
+static void joiner(exec_ctx *c) {
+  crt_err *err = NULL;
+  int joined = 0;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (crt_ns_join_pid(c->init_pid, &joined, &err) < 0) child_fail(c->errpipe, err);
+  pid_t pid = crt_raw_clone(CLONE_PARENT);
+  if (pid < 0) {
+    crt_error(&err, errno, "clone");
+    child_fail(c->errpipe, err);
+  }
+  if (pid == 0) exec_process(c);
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", pid);
+  crt_sync_send(c->sync, CRT_SYNC_PID, buf, (size_t)n, -1);
+  _exit(0);
+}
+
+static int read_errpipe(int fd, crt_err **err) {
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  if (crt_read_fd(fd, 1 << 20, &buf, &len, err) < 0) return -1;
+  if (len) return crt_error(err, 0, "%s", buf);
+  return 0;
+}
+
+static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err **err) {
+  *console = *ours = -1;
+  if (!o->process->terminal) {
+    if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
+    return 0;
+  }
+  if (o->console_socket) {
+    *console = crt_console_socket_connect(o->console_socket, err);
+    return *console < 0 ? -1 : 0;
+  }
+  if (o->detach) return crt_error(err, 0, "cannot allocate tty if runc will detach without setting console socket");
+  int sp[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
+  *ours = sp[0];
+  *console = sp[1];
+  return 0;
+}
+
+static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **err) {
+  enum crt_status st = crt_state_status(s);
+  switch (st) {
+  case CRT_STATUS_RUNNING:
+  case CRT_STATUS_CREATED: return 0;
+  case CRT_STATUS_PAUSED:
+    if (o->ignore_paused) return 0;
+    return crt_error(err, 0, "cannot exec in a paused container (use --ignore-paused to override)");
+  case CRT_STATUS_CREATING: return crt_error(err, 0, "cannot exec in a container that is being created");
+  default: return crt_error(err, 0, "cannot exec in a stopped container");
+  }
+}
+
+int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
+  crt_state *s = NULL;
+  crt_spec *spec = NULL;
+  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1;
+  pid_t pid = 0;
+  *exit_status = 255;
+  if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
+  if (check_status(s, o, err) < 0) goto out;
+  if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  if (open_console(o, &console, &ours_tty, err) < 0) goto out;
+  if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+    crt_error(err, errno, "pipe");
+    goto out;
+  }
+  exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console};
+  pid_t j = fork();
+  if (j < 0) {
+    crt_error(err, errno, "fork");
+    goto out;
+  }
+  if (j == 0) {
+    close(sp[0]);
+    close(ep[0]);
+    if (ours_tty >= 0) close(ours_tty);
+    joiner(&c);
+  }
+  close(sp[1]);
+  sp[1] = -1;
+  close(ep[1]);
+  ep[1] = -1;
+  if (console >= 0) close(console);
+  console = -1;
+  crt_sync_msg *m = malloc(sizeof *m);
+  cleanup_err crt_err *serr = NULL;
+  int got = m ? crt_sync_expect(sp[0], CRT_SYNC_PID, m, &serr) : -1;
+  waitpid(j, NULL, 0);
+  if (got == 0) pid = (pid_t)atoi(m->data);
+  free(m);
+  if (got < 0) {
+    /* The joiner failed: its message is on the error pipe. */
+    if (read_errpipe(ep[0], err) == 0) crt_error(err, 0, "%s", serr ? serr->msg : "exec failed");
+    goto out;
+  }
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, pid, err) < 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    goto out;
+  }
+  crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
+  if (read_errpipe(ep[0], err) < 0) {
+    waitpid(pid, NULL, 0);
+    goto out;
+  }
+  if (o->pid_file) {
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%d", pid);
+    if (crt_write_file_atomic(o->pid_file, buf, (size_t)n, 0644, err) < 0) goto out;
+  }
+  if (o->detach) {
+    *exit_status = 0;
+    rc = 0;
+    goto out;
+  }
+  if (ours_tty >= 0) {
+    int master = -1;
+    if (crt_terminal_recv_master(ours_tty, &master, err) < 0) goto out;
+    cleanup_err crt_err *terr = NULL;
+    if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
+    close(master);
+  }
+  *exit_status = crt_wait_forward(pid);
+  rc = 0;
+out:
+  if (rc < 0) crt_error_wrap(err, "exec failed");
+  for (int i = 0; i < 2; i++) {
+    if (ep[i] >= 0) close(ep[i]);
+    if (sp[i] >= 0) close(sp[i]);
+  }
+  if (console >= 0) close(console);
+  if (ours_tty >= 0) close(ours_tty);
+  crt_spec_free(spec);
+  crt_state_free(s);
+  return rc;
+}

@@ -1,0 +1,263 @@
+/* start, kill, delete. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crt/cgroup.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+#include "crt/hooks.h"
+#include "crt/lifecycle.h"
+#include "crt/log.h"
+
+/* A pidfd for the init, only if the pid still belongs to it. */
+static int init_pidfd(const crt_state *s) {
+  if (s->pid <= 0) return -1;
+  int fd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+  if (fd < 0) return -1;
+  bool zombie;
+  uint64_t st = crt_proc_start_time(s->pid, &zombie);
+  if (st == 0 || (s->start_time && st != s->start_time)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static int signal_init(const crt_state *s, int sig) {
+  int fd = init_pidfd(s);
+  if (fd < 0) {
+    errno = ESRCH;
+    return -1;
+  }
+  int rc = (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+  int e = errno;
+  close(fd);
+  errno = e;
+  return rc;
+}
+
+static bool wait_stopped(const crt_state *s, int timeout_ms) {
+  for (int waited = 0; waited <= timeout_ms; waited += 5) {
+    if (crt_state_status(s) == CRT_STATUS_STOPPED) return true;
+    /* Reap it if it is our own child (run, tests). */
+    waitpid(s->pid, NULL, WNOHANG);
+    struct timespec ts = {0, 5 * 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return false;
+}
+
+static int load_locked(const char *root, const char *id, crt_state **s, int *lock, crt_err **err) {
+  if (crt_container_id_check(id, err) < 0) return -1;
+  *lock = crt_container_lock(root, id, err);
+  if (*lock < 0) return -1;
+  if (crt_state_load(root, id, s, err) < 0) {
+    close(*lock);
+    *lock = -1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads the exec FIFO until EOF: "0" then EOF means the user process was
+ * exec'd; anything after "0" is the init's error message. */
+static int await_exec(const crt_state *s, int fd, crt_err **err) {
+  char buf[4096];
+  size_t len = 0;
+  for (;;) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int r = poll(&p, 1, 100);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) {
+      if (crt_state_status(s) == CRT_STATUS_STOPPED)
+        return crt_error(err, 0, "container init exited before the user process started");
+      continue;
+    }
+    ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n < 0) return crt_error(err, errno, "read exec fifo");
+    if (n == 0) {
+      if (len == 0) continue; /* no writer yet */
+      break;
+    }
+    len += (size_t)n;
+    if (len >= sizeof buf - 1) break;
+  }
+  buf[len] = 0;
+  if (len > 1) return crt_error(err, 0, "%s", buf + 1);
+  return 0;
+}
+
+int crt_container_start(const char *root, const char *id, crt_err **err) {
+  crt_state *s = NULL;
+  int lock = -1, rc = -1, fd = -1;
+  crt_spec *spec = NULL;
+  if (load_locked(root, id, &s, &lock, err) < 0) return -1;
+  enum crt_status st = crt_state_status(s);
+  if (st != CRT_STATUS_CREATED) {
+    if (st == CRT_STATUS_STOPPED) crt_error(err, 0, "cannot start a container that has stopped");
+    else if (st == CRT_STATUS_CREATING) crt_error(err, 0, "cannot start a container that is still being created");
+    else crt_error(err, 0, "cannot start an already running container");
+    goto out;
+  }
+  if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  char fifo[PATH_MAX];
+  snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
+  fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    crt_error(err, errno, "open %s", fifo);
+    goto out;
+  }
+  unlink(fifo);
+  if (await_exec(s, fd, err) < 0) {
+    signal_init(s, SIGKILL);
+    goto out;
+  }
+  if (spec->hooks && spec->hooks->poststart.len) {
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
+    if (crt_hooks_run(&spec->hooks->poststart, "poststart", json, err) < 0) {
+      /* The spec: a failing poststart hook stops the container. */
+      signal_init(s, SIGKILL);
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  if (rc < 0) crt_error_wrap(err, "start %s", id);
+  if (fd >= 0) close(fd);
+  close(lock);
+  crt_spec_free(spec);
+  crt_state_free(s);
+  return rc;
+}
+
+int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_err **err) {
+  crt_state *s = NULL;
+  if (crt_container_id_check(id, err) < 0) return -1;
+  if (crt_state_load(root, id, &s, err) < 0) return -1;
+  int rc = 0;
+  enum crt_status st = crt_state_status(s);
+  if (st == CRT_STATUS_STOPPED) {
+    rc = crt_error(err, 0, "container not running");
+  } else if (all && s->cgroup_path && *s->cgroup_path) {
+    rc = crt_cgroup_kill(s->cgroup_path, sig, err);
+  } else if (signal_init(s, sig) < 0) {
+    rc = errno == ESRCH ? crt_error(err, 0, "container not running") : crt_error(err, errno, "kill pid %d", s->pid);
+  }
+  crt_state_free(s);
+  return rc;
+}
+
+static void run_poststop(const crt_state *s) {
+  crt_spec *spec = NULL;
+  cleanup_err crt_err *e = NULL;
+  if (crt_state_load_spec(s, &spec, &e) < 0) {
+    crt_warn("poststop hooks not run: %s", e->msg);
+    return;
+  }
+  if (spec->hooks && spec->hooks->poststop.len) {
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
+    if (crt_hooks_run(&spec->hooks->poststop, "poststop", json, &e) < 0) crt_warn("%s", e->msg);
+  }
+  crt_spec_free(spec);
+}
+
+static int destroy(crt_state *s, crt_err **err) {
+  if (s->cgroup_path && *s->cgroup_path) {
+    if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
+  }
+  run_poststop(s);
+  if (crt_rm_rf(s->dir) < 0) return crt_error(err, errno, "remove %s", s->dir);
+  return 0;
+}
+
+int crt_container_delete(const char *root, const char *id, bool force, crt_err **err) {
+  crt_state *s = NULL;
+  int lock = -1;
+  cleanup_err crt_err *lerr = NULL;
+  if (crt_container_id_check(id, err) < 0) return -1;
+  if (load_locked(root, id, &s, &lock, &lerr) < 0) {
+    if (lerr->errnum == ENOENT && !strstr(lerr->msg, "half-created")) {
+      if (force) return 0;
+      return crt_error(err, 0, "container %s does not exist", id);
+    }
+    if (!force) {
+      *err = crt_steal(lerr);
+      return -1;
+    }
+    /* Half-made or corrupt: remove what is there. */
+    char dir[PATH_MAX];
+    crt_container_dir(root, id, dir, sizeof dir, err);
+    crt_rm_rf(dir);
+    return 0;
+  }
+  int rc = -1;
+  enum crt_status st = crt_state_status(s);
+  if (st == CRT_STATUS_RUNNING || st == CRT_STATUS_PAUSED || st == CRT_STATUS_CREATING) {
+    if (!force) {
+      crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
+      goto out;
+    }
+  }
+  if (st != CRT_STATUS_STOPPED) {
+    if (s->cgroup_path && *s->cgroup_path) {
+      cleanup_err crt_err *kerr = NULL;
+      crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr);
+      if (st == CRT_STATUS_PAUSED) crt_cgroup_freeze(s->cgroup_path, false, &kerr);
+    }
+    signal_init(s, SIGKILL);
+    if (!wait_stopped(s, 10000)) {
+      crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
+      goto out;
+    }
+  }
+  rc = destroy(s, err);
+out:
+  if (rc < 0) crt_error_wrap(err, "delete %s", id);
+  close(lock);
+  crt_state_free(s);
+  return rc;
+}
+
+/* Signals that `run` and `exec` forward to the container process. */
+static const int forwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGPIPE, SIGALRM, SIGCONT};
+
+int crt_wait_forward(pid_t pid) {
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) sigaddset(&set, forwarded[i]);
+  sigprocmask(SIG_BLOCK, &set, &old);
+  int code = 255;
+  for (;;) {
+    int st;
+    pid_t w;
+    /* Reap everything that exited; stop when our process did. */
+    while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+      if (w == pid) {
+        code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return code;
+      }
+    }
+    if (w < 0 && errno == ECHILD) break;
+    siginfo_t si;
+    struct timespec ts = {1, 0};
+    int sig = sigtimedwait(&set, &si, &ts);
+    if (sig > 0 && sig != SIGCHLD) kill(pid, sig);
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return code;
+}

@@ -1,0 +1,289 @@
+/* Container state directory, state.json, status derivation and locking. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "crt/cgroup.h"
+#include "crt/container.h"
+#include "crt/fs.h"
+
+#pragma weak crt_cgroup_is_frozen
+
+int crt_container_id_check(const char *id, crt_err **err) {
+  if (id == NULL || *id == 0) return crt_error(err, 0, "container id cannot be empty");
+  if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0 || strlen(id) > 1024)
+    return crt_error(err, 0, "invalid container id format: %s", id);
+  for (const char *p = id; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (!(isalnum(c) || c == '_' || c == '+' || c == '-' || c == '.'))
+      return crt_error(err, 0, "invalid container id format: %s", id);
+  }
+  return 0;
+}
+
+int crt_container_dir(const char *root, const char *id, char *buf, size_t len, crt_err **err) {
+  if (snprintf(buf, len, "%s/%s", root, id) >= (int)len) return crt_error(err, ENAMETOOLONG, "%s/%s", root, id);
+  return 0;
+}
+
+void crt_state_free(crt_state *s) {
+  if (!s) return;
+  free(s->id);
+  free(s->bundle);
+  free(s->rootfs);
+  free(s->created);
+  free(s->owner);
+  free(s->cgroup_path);
+  free(s->dir);
+  for (size_t i = 0; i < s->annotations.len; i++) {
+    free(s->annotations.v[i].key);
+    free(s->annotations.v[i].value);
+  }
+  free(s->annotations.v);
+  free(s);
+}
+
+uint64_t crt_proc_start_time(pid_t pid, bool *zombie) {
+  char path[64], buf[1024];
+  if (zombie) *zombie = false;
+  if (pid <= 0) return 0;
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  /* comm may contain spaces and parentheses: parse after the last ')'. */
+  char *p = strrchr(buf, ')');
+  if (!p || p[1] != ' ') return 0;
+  p += 2;
+  char state = *p;
+  if (zombie && (state == 'Z' || state == 'X' || state == 'x')) *zombie = true;
+  /* fields: 3 state ... 22 starttime; we are at field 3 */
+  for (int field = 3; field < 22; field++) {
+    p = strchr(p, ' ');
+    if (!p) return 0;
+    p++;
+  }
+  return strtoull(p, NULL, 10);
+}
+
+static bool init_alive(const crt_state *s) {
+  if (s->pid <= 0) return false;
+  bool zombie;
+  uint64_t st = crt_proc_start_time(s->pid, &zombie);
+  if (st == 0 || zombie) return false;
+  return s->start_time == 0 || st == s->start_time;
+}
+
+enum crt_status crt_state_status(const crt_state *s) {
+  if (!init_alive(s)) return CRT_STATUS_STOPPED;
+  if (!s->ready) return CRT_STATUS_CREATING;
+  if (s->dir) {
+    char fifo[PATH_MAX];
+    struct stat st;
+    snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
+    if (stat(fifo, &st) == 0) return CRT_STATUS_CREATED;
+  }
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen && crt_cgroup_is_frozen(s->cgroup_path) == 1)
+    return CRT_STATUS_PAUSED;
+  return CRT_STATUS_RUNNING;
+}
+
+const char *crt_status_name(enum crt_status st) {
+  switch (st) {
+  case CRT_STATUS_CREATING: return "creating";
+  case CRT_STATUS_CREATED: return "created";
+  case CRT_STATUS_RUNNING: return "running";
+  case CRT_STATUS_PAUSED: return "paused";
+  default: return "stopped";
+  }
+}
+
+#define GSTR(g, s) yajl_gen_string(g, (const unsigned char *)(s), strlen(s))
+
+static void gen_kv_str(yajl_gen g, const char *k, const char *v) {
+  GSTR(g, k);
+  GSTR(g, v ? v : "");
+}
+
+static char *gen_finish(yajl_gen g) {
+  const unsigned char *buf;
+  size_t len;
+  yajl_gen_get_buf(g, &buf, &len);
+  char *out = malloc(len + 2);
+  if (out) {
+    memcpy(out, buf, len);
+    out[len] = 0;
+  }
+  yajl_gen_free(g);
+  return out;
+}
+
+static void gen_common(yajl_gen g, const crt_state *s, const char *status) {
+  gen_kv_str(g, "ociVersion", "1.2.0");
+  gen_kv_str(g, "id", s->id);
+  GSTR(g, "pid");
+  yajl_gen_integer(g, strcmp(status, "stopped") == 0 ? 0 : s->pid);
+  gen_kv_str(g, "status", status);
+  gen_kv_str(g, "bundle", s->bundle);
+  gen_kv_str(g, "rootfs", s->rootfs);
+  gen_kv_str(g, "created", s->created);
+  gen_kv_str(g, "owner", s->owner);
+  if (s->annotations.len) {
+    GSTR(g, "annotations");
+    yajl_gen_map_open(g);
+    for (size_t i = 0; i < s->annotations.len; i++) gen_kv_str(g, s->annotations.v[i].key, s->annotations.v[i].value);
+    yajl_gen_map_close(g);
+  }
+}
+
+char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty) {
+  yajl_gen g = yajl_gen_alloc(NULL);
+  if (!g) return NULL;
+  yajl_gen_config(g, yajl_gen_beautify, pretty ? 1 : 0);
+  yajl_gen_config(g, yajl_gen_indent_string, "  ");
+  yajl_gen_map_open(g);
+  gen_common(g, s, crt_status_name(st));
+  yajl_gen_map_close(g);
+  return gen_finish(g);
+}
+
+int crt_state_save(const char *root, const crt_state *s, crt_err **err) {
+  char dir[PATH_MAX], path[PATH_MAX];
+  if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
+  snprintf(path, sizeof path, "%s/state.json", dir);
+  yajl_gen g = yajl_gen_alloc(NULL);
+  if (!g) return crt_error(err, ENOMEM, "state.json");
+  yajl_gen_map_open(g);
+  gen_common(g, s, s->ready ? "created" : "creating");
+  GSTR(g, "init_process_start");
+  yajl_gen_integer(g, (long long)s->start_time);
+  gen_kv_str(g, "cgroup_path", s->cgroup_path);
+  GSTR(g, "ready");
+  yajl_gen_bool(g, s->ready);
+  GSTR(g, "systemd");
+  yajl_gen_bool(g, s->systemd);
+  yajl_gen_map_close(g);
+  cleanup_free char *json = gen_finish(g);
+  if (!json) return crt_error(err, ENOMEM, "state.json");
+  return crt_write_file_atomic(path, json, strlen(json), 0600, err);
+}
+
+static char *tree_str(yajl_val root, const char *key) {
+  const char *path[] = {key, NULL};
+  yajl_val v = yajl_tree_get(root, path, yajl_t_string);
+  const char *str = v ? YAJL_GET_STRING(v) : NULL;
+  return strdup(str ? str : "");
+}
+
+static long long tree_int(yajl_val root, const char *key) {
+  const char *path[] = {key, NULL};
+  yajl_val v = yajl_tree_get(root, path, yajl_t_number);
+  return v && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : 0;
+}
+
+static bool tree_bool(yajl_val root, const char *key) {
+  const char *path[] = {key, NULL};
+  yajl_val v = yajl_tree_get(root, path, yajl_t_any);
+  return v && YAJL_IS_TRUE(v);
+}
+
+int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err) {
+  char dir[PATH_MAX], path[PATH_MAX];
+  if (crt_container_id_check(id, err) < 0) return -1;
+  if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+  snprintf(path, sizeof path, "%s/state.json", dir);
+  cleanup_free char *buf = NULL;
+  cleanup_err crt_err *rerr = NULL;
+  if (crt_read_file(path, 1 << 20, &buf, NULL, &rerr) < 0) {
+    if (rerr->errnum == ENOENT) {
+      struct stat st;
+      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state (half-created; use delete --force)", id);
+      errno = ENOENT;
+      crt_error(err, 0, "container does not exist");
+      (*err)->errnum = ENOENT;
+      return -1;
+    }
+    return crt_error(err, rerr->errnum, "read state of %s", id);
+  }
+  char ebuf[256];
+  yajl_val tree = yajl_tree_parse(buf, ebuf, sizeof ebuf);
+  if (!tree || !YAJL_IS_OBJECT(tree)) {
+    if (tree) yajl_tree_free(tree);
+    crt_error(err, 0, "%s: corrupt state file (use delete --force)", path);
+    (*err)->errnum = EINVAL;
+    return -1;
+  }
+  crt_state *s = calloc(1, sizeof *s);
+  if (!s) {
+    yajl_tree_free(tree);
+    return crt_error(err, ENOMEM, "state");
+  }
+  s->id = strdup(id);
+  s->pid = (pid_t)tree_int(tree, "pid");
+  s->start_time = (uint64_t)tree_int(tree, "init_process_start");
+  s->bundle = tree_str(tree, "bundle");
+  s->rootfs = tree_str(tree, "rootfs");
+  s->created = tree_str(tree, "created");
+  s->owner = tree_str(tree, "owner");
+  s->cgroup_path = tree_str(tree, "cgroup_path");
+  s->ready = tree_bool(tree, "ready");
+  s->systemd = tree_bool(tree, "systemd");
+  s->dir = strdup(dir);
+  const char *apath[] = {"annotations", NULL};
+  yajl_val ann = yajl_tree_get(tree, apath, yajl_t_object);
+  if (ann && YAJL_GET_OBJECT(ann)->len) {
+    size_t n = YAJL_GET_OBJECT(ann)->len;
+    s->annotations.v = calloc(n, sizeof(crt_kv));
+    for (size_t i = 0; s->annotations.v && i < n; i++) {
+      yajl_val v = YAJL_GET_OBJECT(ann)->values[i];
+      s->annotations.v[s->annotations.len].key = strdup(YAJL_GET_OBJECT(ann)->keys[i]);
+      const char *str = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+      s->annotations.v[s->annotations.len].value = strdup(str ? str : "");
+      s->annotations.len++;
+    }
+  }
+  yajl_tree_free(tree);
+  *out = s;
+  return 0;
+}
+
+int crt_container_lock(const char *root, const char *id, crt_err **err) {
+  char dir[PATH_MAX];
+  if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      crt_error(err, 0, "container does not exist");
+      (*err)->errnum = ENOENT;
+      return -1;
+    }
+    return crt_error(err, errno, "open %s", dir);
+  }
+  while (flock(fd, LOCK_EX) < 0) {
+    if (errno == EINTR) continue;
+    int e = errno;
+    close(fd);
+    return crt_error(err, e, "lock %s", dir);
+  }
+  return fd;
+}
+
+int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/config.json", s->bundle);
+  return crt_spec_load(path, out, err);
+}

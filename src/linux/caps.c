@@ -1,0 +1,114 @@
+#define _GNU_SOURCE
+/* process.capabilities, applied in two steps around setgid/setuid. */
+#include "crt/security.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+
+#include "crt/log.h"
+
+static const char *const cap_names[] = {
+  "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+  "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+  "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
+  "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+  "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
+  "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+  "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
+  "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+  "CAP_CHECKPOINT_RESTORE",
+};
+#define N_CAP_NAMES ((int)(sizeof cap_names / sizeof cap_names[0]))
+
+int crt_cap_from_name(const char *name) {
+  if (name == NULL) return -1;
+  for (int i = 0; i < N_CAP_NAMES; i++)
+    if (strcmp(name, cap_names[i]) == 0) return i;
+  return -1;
+}
+
+/* cap_max_bits() reads /proc/sys/kernel/cap_last_cap (or probes). */
+bool crt_cap_supported(int cap) { return cap >= 0 && cap < N_CAP_NAMES && cap < (int)cap_max_bits(); }
+
+/* Unknown names and caps this kernel lacks are skipped with a warning, as
+ * runc does: one config must work on older and newer kernels. */
+static uint64_t cap_mask(const crt_strv *list, const char *set) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < list->len; i++) {
+    int c = crt_cap_from_name(list->v[i]);
+    if (c < 0) crt_warn("ignoring unknown capability %s in process.capabilities.%s", list->v[i], set);
+    else if (!crt_cap_supported(c))
+      crt_warn("ignoring capability %s in process.capabilities.%s: not supported by this kernel", list->v[i], set);
+    else m |= UINT64_C(1) << c;
+  }
+  return m;
+}
+
+int crt_caps_prepare(const crt_capabilities *c, crt_err **err) {
+  uint64_t keep = c ? cap_mask(&c->bounding, "bounding") : 0;
+  for (int cap = 0; crt_cap_supported(cap); cap++) {
+    if (keep & (UINT64_C(1) << cap)) continue;
+    /* Already gone (e.g. CAP_SYS_RESOURCE on some hosts): nothing to drop,
+     * and dropping would need CAP_SETPCAP for nothing. */
+    if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 0) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+      return crt_error(err, errno, "dropping %s from the bounding set", cap_names[cap]);
+  }
+  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0) return crt_error(err, errno, "prctl(PR_SET_KEEPCAPS, 1)");
+  return 0;
+}
+
+static int set_flag_bits(cap_t caps, cap_flag_t flag, uint64_t mask) {
+  for (int cap = 0; cap < 64; cap++) {
+    if (!(mask & (UINT64_C(1) << cap))) continue;
+    cap_value_t v = cap;
+    if (cap_set_flag(caps, flag, 1, &v, CAP_SET) < 0) return -1;
+  }
+  return 0;
+}
+
+static int set_proc_caps(uint64_t eff, uint64_t prm, uint64_t inh, crt_err **err) {
+  cap_t caps = cap_init();
+  if (caps == NULL) return crt_error(err, errno, "cap_init");
+  int r = 0;
+  if (set_flag_bits(caps, CAP_EFFECTIVE, eff) < 0 || set_flag_bits(caps, CAP_PERMITTED, prm) < 0 ||
+      set_flag_bits(caps, CAP_INHERITABLE, inh) < 0)
+    r = crt_error(err, errno, "building the capability sets");
+  else if (cap_set_proc(caps) < 0)
+    r = crt_error(err, errno,
+                  "setting capabilities (effective 0x%llx, permitted 0x%llx, inheritable 0x%llx)",
+                  (unsigned long long)eff, (unsigned long long)prm, (unsigned long long)inh);
+  cap_free(caps);
+  return r;
+}
+
+int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
+  uint64_t eff = 0, prm = 0, inh = 0, amb = 0;
+  if (c) {
+    eff = cap_mask(&c->effective, "effective");
+    prm = cap_mask(&c->permitted, "permitted");
+    inh = cap_mask(&c->inheritable, "inheritable");
+    amb = cap_mask(&c->ambient, "ambient");
+  }
+  if (set_proc_caps(eff, prm, inh, err) < 0) return -1;
+  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0) return crt_error(err, errno, "prctl(PR_SET_KEEPCAPS, 0)");
+  /* Kernels before 4.3 have no ambient set: fine as long as none is asked. */
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && (amb || errno != EINVAL))
+    return crt_error(err, errno, "clearing the ambient capabilities");
+  for (int cap = 0; cap < 64; cap++) {
+    if (!(amb & (UINT64_C(1) << cap))) continue;
+    /* runc's default spec lists ambient caps without inheritable ones; the
+     * kernel cannot raise those, and runc and crun skip them: so do we. */
+    if (!(inh & prm & (UINT64_C(1) << cap))) {
+      crt_debug("ambient capability %s skipped: not in both permitted and inheritable", cap_names[cap]);
+      continue;
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+      return crt_error(err, errno, "raising ambient capability %s (it must be permitted and inheritable too)",
+                       cap_names[cap]);
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+/* Private to src/linux/cgroup*.c: helpers shared by the v1, v2 and eBPF code. */
+#ifndef CRT_CGROUP_INTERNAL_H
+#define CRT_CGROUP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crt/cgroup.h"
+
+/* The cgroup filesystem root ("/sys/fs/cgroup" unless overridden). */
+const char *cg_root(void);
+
+/* Writes val to dir/file: "cgroup: write FILE: strerror". */
+int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
+int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Reads dir/file (trailing newline kept); NULL on error with errno set. */
+char *cg_read(const char *dir, const char *file);
+bool cg_exists(const char *dir, const char *file);
+/* Reads a single unsigned number ("max" → UINT64_MAX); 0 on success. */
+int cg_read_u64(const char *dir, const char *file, unsigned long long *v);
+/* Errors a rootless container may ignore. */
+bool cg_perm_error(int e);
+
+/* Writes pid to dir/cgroup.procs. */
+int cg_move(const char *dir, pid_t pid, crt_err **err);
+
+/* The effective device rules: spec rules, runc's default allowed devices
+ * and the spec's linux.devices (so the configured nodes are usable). */
+int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_err **err);
+void cg_device_rules_free(crt_device_rule *r, size_t n);
+
+/* v1 (and the v1 half of hybrid).  The enter functions return 1 when
+ * rootless and no hierarchy could be joined (nothing left behind). */
+int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err);
+int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err);
+int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
+/* Directories of every v1 hierarchy (deduplicated), NULL-terminated. */
+char **cg_v1_hierarchies(void);
+void cg_strv_free(char **v);
+
+/* "dev hca_handle=N hca_object=M" for rdma.max. */
+int cg_rdma_line(const crt_rdma *r, char *buf, size_t len);
+
+/* v2 (the unified hierarchy at dir). */
+int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,
+                pid_t pid, crt_err **err);
+int cg_v2_apply(const char *dir, const crt_resources *r, crt_err **err);
+/* runc's translations. */
+unsigned long long cg_shares_to_weight(unsigned long long shares);
+unsigned long long cg_blkio_to_io_weight(unsigned long long w);
+int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err);
+
+/* eBPF device filter for v2: builds, loads and attaches to dirfd, replacing
+ * programs attached before. */
+int cg_ebpf_devices(int dirfd, const crt_device_rule *rules, size_t n, crt_err **err);
+/* Exposed for tests: builds the program (array of struct bpf_insn). */
+int cg_ebpf_build(const crt_device_rule *rules, size_t n, void **insns, size_t *ninsns, crt_err **err);
+/* Loads raw instructions; on verifier rejection the log is in the error. */
+int cg_ebpf_load(const void *insns, size_t ninsns, crt_err **err);
+
+#endif

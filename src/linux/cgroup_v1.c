@@ -1,0 +1,397 @@
+/* cgroup v1: one directory per controller hierarchy. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "crt/log.h"
+
+/* The hierarchies we create in, by mount directory name. */
+static const char *const v1_ctrls[] = {"cpu",     "cpuacct", "cpuset",  "memory",   "devices",    "freezer",
+                                       "blkio",   "pids",    "net_cls", "net_prio", "net_cls,net_prio",
+                                       "hugetlb", "perf_event", "rdma", "misc", "systemd", NULL};
+
+char **cg_v1_hierarchies(void) {
+  size_t n = sizeof v1_ctrls / sizeof v1_ctrls[0];
+  char **v = calloc(n, sizeof *v);
+  struct stat seen[32];
+  size_t k = 0;
+  if (!v) return NULL;
+  for (size_t i = 0; v1_ctrls[i]; i++) {
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]);
+    struct stat st;
+    if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    /* cpu and cpuacct are often symlinks to one "cpu,cpuacct" mount. */
+    bool dup = false;
+    for (size_t j = 0; j < k; j++)
+      if (seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino) dup = true;
+    if (dup) continue;
+    seen[k] = st;
+    v[k++] = strdup(d);
+  }
+  return v;
+}
+
+static char *ctrl_dir(const char *ctrl, const char *path) {
+  char *d = NULL;
+  if (asprintf(&d, "%s/%s%s", cg_root(), ctrl, path) < 0) return NULL;
+  return d;
+}
+
+/* cpuset cgroups start with empty cpus/mems, which refuses tasks. */
+static int cpuset_inherit(const char *dir, crt_err **err) {
+  static const char *const files[] = {"cpuset.cpus", "cpuset.mems"};
+  for (size_t i = 0; i < 2; i++) {
+    cleanup_free char *cur = cg_read(dir, files[i]);
+    if (!cur) continue;
+    if (cur[strspn(cur, " \n")] != 0) continue;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *s = strrchr(parent, '/');
+    if (!s) continue;
+    *s = 0;
+    cleanup_free char *pv = cg_read(parent, files[i]);
+    if (!pv) continue;
+    pv[strcspn(pv, "\n")] = 0;
+    if (*pv && cg_write(dir, files[i], pv, err) < 0) return -1;
+  }
+  return 0;
+}
+
+/* mkdir -p that remembers the first directory it made (for undo). */
+static int mkdir_cg(const char *dir, bool cpuset, char **first_made, crt_err **err) {
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  size_t rootlen = strlen(cg_root());
+  for (char *p = buf + rootlen + 1;; p++) {
+    if (*p != '/' && *p != 0) continue;
+    char c = *p;
+    *p = 0;
+    if (mkdir(buf, 0755) == 0) {
+      if (!*first_made) *first_made = strdup(buf);
+      if (cpuset && cpuset_inherit(buf, err) < 0) return -1;
+    } else if (errno != EEXIST) {
+      return crt_error(err, errno, "cgroup: mkdir %s", buf);
+    }
+    *p = c;
+    if (c == 0) break;
+  }
+  return 0;
+}
+
+static void undo_mkdir(const char *dir, const char *first_made) {
+  if (!first_made) return;
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  size_t stop = strlen(first_made);
+  for (;;) {
+    rmdir(buf);
+    if (strlen(buf) <= stop) break;
+    char *s = strrchr(buf, '/');
+    if (!s) break;
+    *s = 0;
+  }
+}
+
+typedef struct {
+  char *dir;
+  char *made;
+} made_dir;
+
+int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err) {
+  char **h = cg_v1_hierarchies();
+  if (!h) return crt_error(err, ENOMEM, "cgroup");
+  size_t n = 0;
+  while (h[n]) n++;
+  made_dir *made = calloc(n + 1, sizeof *made);
+  int rc = made ? 0 : crt_error(err, ENOMEM, "cgroup");
+  size_t k = 0;
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    char *d = NULL;
+    if (asprintf(&d, "%s%s", h[i], path) < 0) {
+      rc = crt_error(err, ENOMEM, "cgroup");
+      break;
+    }
+    made[k].dir = d;
+    crt_err *e = NULL;
+    bool cpuset = strstr(h[i] + strlen(cg_root()), "cpuset") != NULL;
+    if (mkdir_cg(d, cpuset, &made[k].made, &e) < 0) {
+      if (rootless && cg_perm_error(e->errnum)) {
+        crt_debug("cgroup: rootless, skipping %s: %s", d, e->msg);
+        crt_err_free(&e);
+        free(made[k].made);
+        made[k].made = NULL;
+        free(made[k].dir);
+        made[k].dir = NULL;
+        continue;
+      }
+      *err = e;
+      rc = -1;
+    }
+    k++;
+  }
+  const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
+  if (rc == 0 && r) rc = cg_v1_apply(path, r, err);
+  if (rc == 0 && spec && !rootless) {
+    cleanup_free char *dev = ctrl_dir("devices", path);
+    if (dev && access(dev, F_OK) == 0) {
+      crt_device_rule *rules = NULL;
+      size_t nr = 0;
+      rc = cg_device_rules(spec, &rules, &nr, err);
+      if (rc == 0) rc = cg_v1_devices(dev, rules, nr, err);
+      cg_device_rules_free(rules, nr);
+    }
+  }
+  size_t joined = 0;
+  for (size_t i = 0; rc == 0 && i < k; i++) {
+    if (!made[i].dir) continue;
+    crt_err *e = NULL;
+    if (cg_move(made[i].dir, pid, &e) < 0) {
+      if (rootless && cg_perm_error(e->errnum)) {
+        crt_err_free(&e);
+        continue;
+      }
+      *err = e;
+      rc = -1;
+    } else {
+      joined++;
+    }
+  }
+  if (rc == 0 && joined == 0 && rootless) rc = 1; /* nothing usable */
+  for (size_t i = 0; i < k; i++) {
+    if (rc != 0 && made[i].dir) undo_mkdir(made[i].dir, made[i].made);
+    free(made[i].dir);
+    free(made[i].made);
+  }
+  free(made);
+  cg_strv_free(h);
+  return rc;
+}
+
+/* Starts from deny-all (as the eBPF filter on v2) and replays the rules in
+ * order, so that the last matching rule wins. */
+int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err) {
+  if (cg_write(dir, "devices.deny", "a", err) < 0) return -1;
+  for (size_t i = 0; i < n; i++) {
+    const crt_device_rule *r = &rules[i];
+    char line[128];
+    const char *type = r->type && *r->type ? r->type : "a";
+    if (strcmp(type, "a") == 0 && !r->major.set && !r->minor.set) {
+      snprintf(line, sizeof line, "a");
+    } else {
+      char maj[24] = "*", min[24] = "*";
+      if (r->major.set && r->major.v >= 0) snprintf(maj, sizeof maj, "%lld", (long long)r->major.v);
+      if (r->minor.set && r->minor.v >= 0) snprintf(min, sizeof min, "%lld", (long long)r->minor.v);
+      snprintf(line, sizeof line, "%s %s:%s %s", type, maj, min, r->access ? r->access : "rwm");
+    }
+    if (cg_write(dir, r->allow ? "devices.allow" : "devices.deny", line, err) < 0) return -1;
+  }
+  return 0;
+}
+
+/* ---- resources ---- */
+
+typedef struct {
+  const char *path;
+  crt_err **err;
+} v1ctx;
+
+/* Writes file in controller ctrl; when the controller is not mounted the
+ * error names the file, because the user asked for this resource. */
+static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...) {
+  cleanup_free char *d = ctrl_dir(ctrl, c->path);
+  if (!d) return crt_error(c->err, ENOMEM, "cgroup");
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return cg_write(d, file, buf, c->err);
+}
+
+static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
+  cleanup_free char *d = ctrl_dir(ctrl, c->path);
+  return d && cg_exists(d, file);
+}
+
+static int v1_memory(v1ctx *c, const crt_resources *r) {
+  const __typeof__(r->memory) *m = &r->memory;
+  if (m->check_before_update.set && m->check_before_update.v && m->limit.set && m->limit.v > 0) {
+    cleanup_free char *d = ctrl_dir("memory", c->path);
+    unsigned long long usage;
+    if (d && cg_read_u64(d, "memory.usage_in_bytes", &usage) == 0 && usage > (unsigned long long)m->limit.v)
+      return crt_error(c->err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", usage,
+                       (long long)m->limit.v);
+  }
+  if (m->limit.set && m->swap.set) {
+    /* memsw must stay >= limit at every step: raise memsw first when it grows. */
+    cleanup_free char *d = ctrl_dir("memory", c->path);
+    unsigned long long cur = 0;
+    bool memsw_first = m->swap.v == -1 || (d && cg_read_u64(d, "memory.limit_in_bytes", &cur) == 0 &&
+                                           cur < (unsigned long long)m->swap.v);
+    if (memsw_first) {
+      if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
+      if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
+    } else {
+      if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
+      if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
+    }
+  } else if (m->limit.set) {
+    if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
+  } else if (m->swap.set) {
+    if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
+  }
+  if (m->reservation.set && w(c, "memory", "memory.soft_limit_in_bytes", "%lld", (long long)m->reservation.v) < 0)
+    return -1;
+  /* kernel memory limits are deprecated; newer kernels dropped the files. */
+  if (m->kernel.set) {
+    if (has_file(c, "memory", "memory.kmem.limit_in_bytes")) {
+      if (w(c, "memory", "memory.kmem.limit_in_bytes", "%lld", (long long)m->kernel.v) < 0) return -1;
+    } else {
+      crt_warn("cgroup: memory.kernel is deprecated and not supported by this kernel; ignored");
+    }
+  }
+  if (m->kernel_tcp.set) {
+    if (has_file(c, "memory", "memory.kmem.tcp.limit_in_bytes")) {
+      if (w(c, "memory", "memory.kmem.tcp.limit_in_bytes", "%lld", (long long)m->kernel_tcp.v) < 0) return -1;
+    } else {
+      crt_warn("cgroup: memory.kernelTCP is deprecated and not supported by this kernel; ignored");
+    }
+  }
+  if (m->swappiness.set) {
+    if (m->swappiness.v > 100)
+      return crt_error(c->err, EINVAL, "cgroup: invalid memory.swappiness %llu (0-100)", (unsigned long long)m->swappiness.v);
+    if (w(c, "memory", "memory.swappiness", "%llu", (unsigned long long)m->swappiness.v) < 0) return -1;
+  }
+  if (m->disable_oom_killer.set && m->disable_oom_killer.v && w(c, "memory", "memory.oom_control", "1") < 0) return -1;
+  if (m->use_hierarchy.set && w(c, "memory", "memory.use_hierarchy", "%d", m->use_hierarchy.v ? 1 : 0) < 0) return -1;
+  return 0;
+}
+
+static int v1_cpu(v1ctx *c, const crt_resources *r) {
+  const __typeof__(r->cpu) *p = &r->cpu;
+  if (p->shares.set && w(c, "cpu", "cpu.shares", "%llu", (unsigned long long)p->shares.v) < 0) return -1;
+  /* period before quota: the kernel checks quota against the current period. */
+  if (p->period.set && w(c, "cpu", "cpu.cfs_period_us", "%llu", (unsigned long long)p->period.v) < 0) return -1;
+  if (p->quota.set && w(c, "cpu", "cpu.cfs_quota_us", "%lld", (long long)p->quota.v) < 0) return -1;
+  if (p->burst.set && w(c, "cpu", "cpu.cfs_burst_us", "%llu", (unsigned long long)p->burst.v) < 0) return -1;
+  if (p->realtime_period.set &&
+      w(c, "cpu", "cpu.rt_period_us", "%llu", (unsigned long long)p->realtime_period.v) < 0)
+    return -1;
+  if (p->realtime_runtime.set &&
+      w(c, "cpu", "cpu.rt_runtime_us", "%lld", (long long)p->realtime_runtime.v) < 0)
+    return -1;
+  if (p->idle.set && w(c, "cpu", "cpu.idle", "%lld", (long long)p->idle.v) < 0) return -1;
+  if (p->cpus && *p->cpus && w(c, "cpuset", "cpuset.cpus", "%s", p->cpus) < 0) return -1;
+  if (p->mems && *p->mems && w(c, "cpuset", "cpuset.mems", "%s", p->mems) < 0) return -1;
+  return 0;
+}
+
+static int throttle(v1ctx *c, const char *file, const crt_blkio_throttle *t, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (w(c, "blkio", file, "%lld:%lld %llu", (long long)t[i].major, (long long)t[i].minor,
+          (unsigned long long)t[i].rate) < 0)
+      return -1;
+  return 0;
+}
+
+static int v1_blkio(v1ctx *c, const crt_resources *r) {
+  const __typeof__(r->blkio) *b = &r->blkio;
+  /* With BFQ the CFQ files are gone and blkio.bfq.weight takes over. */
+  bool bfq = !has_file(c, "blkio", "blkio.weight") && has_file(c, "blkio", "blkio.bfq.weight");
+  if (b->weight.set &&
+      w(c, "blkio", bfq ? "blkio.bfq.weight" : "blkio.weight", "%llu", (unsigned long long)b->weight.v) < 0)
+    return -1;
+  if (b->leaf_weight.set && w(c, "blkio", "blkio.leaf_weight", "%llu", (unsigned long long)b->leaf_weight.v) < 0)
+    return -1;
+  for (size_t i = 0; i < b->n_weight_device; i++) {
+    const crt_blkio_weight_device *d = &b->weight_device[i];
+    if (d->weight.set && w(c, "blkio", bfq ? "blkio.bfq.weight_device" : "blkio.weight_device", "%lld:%lld %llu",
+                           (long long)d->major, (long long)d->minor, (unsigned long long)d->weight.v) < 0)
+      return -1;
+    if (d->leaf_weight.set && w(c, "blkio", "blkio.leaf_weight_device", "%lld:%lld %llu", (long long)d->major,
+                                (long long)d->minor, (unsigned long long)d->leaf_weight.v) < 0)
+      return -1;
+  }
+  if (throttle(c, "blkio.throttle.read_bps_device", b->throttle_read_bps, b->n_throttle_read_bps) < 0) return -1;
+  if (throttle(c, "blkio.throttle.write_bps_device", b->throttle_write_bps, b->n_throttle_write_bps) < 0) return -1;
+  if (throttle(c, "blkio.throttle.read_iops_device", b->throttle_read_iops, b->n_throttle_read_iops) < 0) return -1;
+  if (throttle(c, "blkio.throttle.write_iops_device", b->throttle_write_iops, b->n_throttle_write_iops) < 0)
+    return -1;
+  return 0;
+}
+
+static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
+  if (r->n_hugepage_limits == 0) return 0;
+  cleanup_free char *d = ctrl_dir("hugetlb", c->path);
+  bool v1 = d && access(d, F_OK) == 0;
+  cleanup_free char *u = NULL;
+  /* Hybrid hosts may have hugetlb only on the unified hierarchy. */
+  if (!v1 && crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID) (void)!asprintf(&u, "%s/unified%s", cg_root(), c->path);
+  for (size_t i = 0; i < r->n_hugepage_limits; i++) {
+    const crt_hugepage_limit *h = &r->hugepage_limits[i];
+    char file[128];
+    if (!h->page_size || strchr(h->page_size, '/'))
+      return crt_error(c->err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
+    if (u) {
+      snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
+      if (cg_writef(u, file, c->err, "%llu", (unsigned long long)h->limit) < 0) return -1;
+    } else {
+      snprintf(file, sizeof file, "hugetlb.%s.limit_in_bytes", h->page_size);
+      if (w(c, "hugetlb", file, "%llu", (unsigned long long)h->limit) < 0) return -1;
+    }
+  }
+  return 0;
+}
+
+static const char *net_ctrl(v1ctx *c, const char *name) {
+  cleanup_free char *d = ctrl_dir(name, c->path);
+  if (d && access(d, F_OK) == 0) return name;
+  return "net_cls,net_prio";
+}
+
+static int v1_network(v1ctx *c, const crt_resources *r) {
+  if (r->network.class_id.set &&
+      w(c, net_ctrl(c, "net_cls"), "net_cls.classid", "%llu", (unsigned long long)r->network.class_id.v) < 0)
+    return -1;
+  for (size_t i = 0; i < r->network.n_priorities; i++) {
+    const crt_net_priority *p = &r->network.priorities[i];
+    if (w(c, net_ctrl(c, "net_prio"), "net_prio.ifpriomap", "%s %u", p->name ? p->name : "", p->priority) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int cg_rdma_line(const crt_rdma *r, char *buf, size_t len) {
+  int n = snprintf(buf, len, "%s", r->device ? r->device : "");
+  if (r->hca_handles.set) n += snprintf(buf + n, len - (size_t)n, " hca_handle=%llu", (unsigned long long)r->hca_handles.v);
+  if (r->hca_objects.set) n += snprintf(buf + n, len - (size_t)n, " hca_object=%llu", (unsigned long long)r->hca_objects.v);
+  return n;
+}
+
+int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err) {
+  v1ctx c = {path, err};
+  if (r->unified.len > 0)
+    return crt_error(err, EINVAL, "cgroup: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
+  if (v1_memory(&c, r) < 0 || v1_cpu(&c, r) < 0) return -1;
+  if (r->pids.limit.set) {
+    char v[32] = "max"; /* -1 and 0 mean unlimited */
+    if (r->pids.limit.v > 0) snprintf(v, sizeof v, "%lld", (long long)r->pids.limit.v);
+    if (w(&c, "pids", "pids.max", "%s", v) < 0) return -1;
+  }
+  if (v1_blkio(&c, r) < 0 || v1_hugetlb(&c, r) < 0 || v1_network(&c, r) < 0) return -1;
+  for (size_t i = 0; i < r->n_rdma; i++) {
+    char line[512];
+    cg_rdma_line(&r->rdma[i], line, sizeof line);
+    if (w(&c, "rdma", "rdma.max", "%s", line) < 0) return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,281 @@
+/* cgroup v2: one unified hierarchy; v1-style values are translated as runc
+ * does (formulas in docs/cgroups.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "crt/log.h"
+
+unsigned long long cg_shares_to_weight(unsigned long long shares) {
+  if (shares == 0) return 0;
+  if (shares < 2) shares = 2;
+  if (shares > 262144) shares = 262144;
+  return 1 + ((shares - 2) * 9999) / 262142;
+}
+
+unsigned long long cg_blkio_to_io_weight(unsigned long long w) {
+  if (w == 0) return 0;
+  if (w < 10) w = 10;
+  if (w > 1000) w = 1000;
+  return 1 + (w - 10) * 9999 / 990;
+}
+
+/* v1's memsw is memory+swap; v2's memory.swap.max is swap alone. */
+int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err) {
+  if (limit == -1 && swap == 0) {
+    *out = -1;
+    return 0;
+  }
+  if (swap == -1 || swap == 0) {
+    *out = swap;
+    return 0;
+  }
+  if (limit == 0 || limit == -1)
+    return crt_error(err, EINVAL, "cgroup: memory.swap: unable to set swap limit without memory limit");
+  if (limit < 0) return crt_error(err, EINVAL, "cgroup: invalid memory.limit %lld", limit);
+  if (swap < limit)
+    return crt_error(err, EINVAL, "cgroup: memory.swap (%lld) should be >= memory.limit (%lld): it is memory+swap",
+                     swap, limit);
+  *out = swap - limit;
+  return 0;
+}
+
+static void fmt_max(char *buf, size_t len, long long v) {
+  if (v < 0)
+    snprintf(buf, len, "max");
+  else
+    snprintf(buf, len, "%lld", v);
+}
+
+static int v2_memory(const char *d, const crt_resources *r, crt_err **err) {
+  const __typeof__(r->memory) *m = &r->memory;
+  char buf[32];
+  if (m->check_before_update.set && m->check_before_update.v && m->limit.set && m->limit.v > 0) {
+    unsigned long long cur;
+    if (cg_read_u64(d, "memory.current", &cur) == 0 && cur > (unsigned long long)m->limit.v)
+      return crt_error(err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", cur,
+                       (long long)m->limit.v);
+  }
+  if (m->swap.set || (m->limit.set && m->limit.v == -1)) {
+    long long sw;
+    if (cg_swap_v2(m->swap.set ? m->swap.v : 0, m->limit.set ? m->limit.v : 0, &sw, err) < 0) return -1;
+    /* swap 0 means "unset" in runc's conversion; nothing to write then */
+    if (sw != 0) {
+      fmt_max(buf, sizeof buf, sw);
+      if (cg_write(d, "memory.swap.max", buf, err) < 0) return -1;
+    }
+  }
+  if (m->limit.set) {
+    fmt_max(buf, sizeof buf, m->limit.v);
+    if (cg_write(d, "memory.max", buf, err) < 0) return -1;
+  }
+  if (m->reservation.set) {
+    fmt_max(buf, sizeof buf, m->reservation.v);
+    if (cg_write(d, "memory.low", buf, err) < 0) return -1;
+  }
+  if (m->kernel.set || m->kernel_tcp.set) crt_warn("cgroup: memory.kernel/kernelTCP are not supported on cgroup v2; ignored");
+  if (m->swappiness.set) crt_warn("cgroup: memory.swappiness is not supported on cgroup v2; ignored");
+  if (m->disable_oom_killer.set && m->disable_oom_killer.v)
+    crt_warn("cgroup: memory.disableOOMKiller is not supported on cgroup v2; ignored");
+  return 0;
+}
+
+static int v2_cpu(const char *d, const crt_resources *r, crt_err **err) {
+  const __typeof__(r->cpu) *c = &r->cpu;
+  if ((c->realtime_period.set && c->realtime_period.v) || (c->realtime_runtime.set && c->realtime_runtime.v))
+    return crt_error(err, ENOTSUP, "cgroup: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
+  if (c->shares.set && c->shares.v &&
+      cg_writef(d, "cpu.weight", err, "%llu", cg_shares_to_weight(c->shares.v)) < 0)
+    return -1;
+  if ((c->quota.set && c->quota.v) || (c->period.set && c->period.v)) {
+    char buf[64] = "max";
+    if (c->quota.set && c->quota.v > 0) snprintf(buf, sizeof buf, "%lld", (long long)c->quota.v);
+    if (c->period.set && c->period.v)
+      snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %llu", (unsigned long long)c->period.v);
+    if (cg_write(d, "cpu.max", buf, err) < 0) return -1;
+  }
+  if (c->burst.set && cg_writef(d, "cpu.max.burst", err, "%llu", (unsigned long long)c->burst.v) < 0) return -1;
+  if (c->idle.set && cg_writef(d, "cpu.idle", err, "%lld", (long long)c->idle.v) < 0) return -1;
+  if (c->cpus && *c->cpus && cg_write(d, "cpuset.cpus", c->cpus, err) < 0) return -1;
+  if (c->mems && *c->mems && cg_write(d, "cpuset.mems", c->mems, err) < 0) return -1;
+  return 0;
+}
+
+static int io_max(const char *d, const char *key, const crt_blkio_throttle *t, size_t n, crt_err **err) {
+  for (size_t i = 0; i < n; i++)
+    if (cg_writef(d, "io.max", err, "%lld:%lld %s=%llu", (long long)t[i].major, (long long)t[i].minor, key,
+                  (unsigned long long)t[i].rate) < 0)
+      return -1;
+  return 0;
+}
+
+static int v2_io(const char *d, const crt_resources *r, crt_err **err) {
+  const __typeof__(r->blkio) *b = &r->blkio;
+  /* BFQ takes blkio's 1-1000 scale as is; io.weight is 1-10000. */
+  bool bfq = cg_exists(d, "io.bfq.weight");
+  if (b->weight.set && b->weight.v) {
+    if (bfq) {
+      if (cg_writef(d, "io.bfq.weight", err, "%llu", (unsigned long long)b->weight.v) < 0) return -1;
+    } else if (cg_writef(d, "io.weight", err, "%llu", cg_blkio_to_io_weight(b->weight.v)) < 0) {
+      return -1;
+    }
+  }
+  if (b->leaf_weight.set) crt_warn("cgroup: blockIO.leafWeight is not supported on cgroup v2; ignored");
+  for (size_t i = 0; i < b->n_weight_device; i++) {
+    const crt_blkio_weight_device *w = &b->weight_device[i];
+    if (!w->weight.set) continue;
+    int rc = bfq ? cg_writef(d, "io.bfq.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
+                             (unsigned long long)w->weight.v)
+                 : cg_writef(d, "io.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
+                             cg_blkio_to_io_weight(w->weight.v));
+    if (rc < 0) return -1;
+  }
+  if (io_max(d, "rbps", b->throttle_read_bps, b->n_throttle_read_bps, err) < 0 ||
+      io_max(d, "wbps", b->throttle_write_bps, b->n_throttle_write_bps, err) < 0 ||
+      io_max(d, "riops", b->throttle_read_iops, b->n_throttle_read_iops, err) < 0 ||
+      io_max(d, "wiops", b->throttle_write_iops, b->n_throttle_write_iops, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int v2_unified(const char *d, const crt_kvv *u, crt_err **err) {
+  for (size_t i = 0; i < u->len; i++) {
+    const char *k = u->v[i].key;
+    if (!k || !*k || strchr(k, '/') || *k == '.')
+      return crt_error(err, EINVAL, "cgroup: linux.resources.unified: invalid key \"%s\"", k ? k : "");
+    if (cg_write(d, k, u->v[i].value ? u->v[i].value : "", err) < 0)
+      return crt_error_wrap(err, "linux.resources.unified[\"%s\"]", k);
+  }
+  return 0;
+}
+
+int cg_v2_apply(const char *d, const crt_resources *r, crt_err **err) {
+  if (v2_memory(d, r, err) < 0 || v2_cpu(d, r, err) < 0) return -1;
+  if (r->pids.limit.set) {
+    char v[32] = "max";
+    if (r->pids.limit.v > 0) snprintf(v, sizeof v, "%lld", (long long)r->pids.limit.v);
+    if (cg_write(d, "pids.max", v, err) < 0) return -1;
+  }
+  if (v2_io(d, r, err) < 0) return -1;
+  for (size_t i = 0; i < r->n_hugepage_limits; i++) {
+    const crt_hugepage_limit *h = &r->hugepage_limits[i];
+    if (!h->page_size || strchr(h->page_size, '/'))
+      return crt_error(err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
+    char file[128];
+    snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
+    if (cg_writef(d, file, err, "%llu", (unsigned long long)h->limit) < 0) return -1;
+  }
+  if (r->network.class_id.set || r->network.n_priorities)
+    return crt_error(err, ENOTSUP, "cgroup: linux.resources.network needs the v1 net_cls/net_prio controllers, not available on cgroup v2");
+  for (size_t i = 0; i < r->n_rdma; i++) {
+    char line[512];
+    cg_rdma_line(&r->rdma[i], line, sizeof line);
+    if (cg_write(d, "rdma.max", line, err) < 0) return -1;
+  }
+  return v2_unified(d, &r->unified, err);
+}
+
+/* Enables in dir's subtree_control every controller dir has, all at once
+ * (one write, as runc), else one by one, skipping those refused. */
+static void enable_controllers(const char *dir) {
+  cleanup_free char *ctrls = cg_read(dir, "cgroup.controllers");
+  if (!ctrls) return;
+  char all[1024] = "";
+  char *save;
+  for (char *t = strtok_r(ctrls, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
+    snprintf(all + strlen(all), sizeof all - strlen(all), "%s+%s", *all ? " " : "", t);
+  if (!*all) return;
+  crt_err *e = NULL;
+  if (cg_write(dir, "cgroup.subtree_control", all, &e) == 0) return;
+  crt_err_free(&e);
+  for (char *t = strtok_r(all, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    if (cg_write(dir, "cgroup.subtree_control", t, &e) < 0) {
+      crt_debug("cgroup: enable %s in %s: %s", t, dir, e->msg);
+      crt_err_free(&e);
+    }
+  }
+}
+
+static void undo(const char *dir, const char *first_made) {
+  if (!first_made) return;
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  size_t stop = strlen(first_made);
+  for (;;) {
+    rmdir(buf);
+    if (strlen(buf) <= stop) break;
+    char *s = strrchr(buf, '/');
+    if (!s) break;
+    *s = 0;
+  }
+}
+
+static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_err **err) {
+  const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
+  if (r && cg_v2_apply(dir, r, err) < 0) return -1;
+  if (!spec || rootless) return 0; /* a rootless user cannot load BPF programs */
+  crt_device_rule *rules = NULL;
+  size_t n = 0;
+  if (cg_device_rules(spec, &rules, &n, err) < 0) return -1;
+  cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int rc = fd < 0 ? crt_error(err, errno, "cgroup: open %s", dir) : cg_ebpf_devices(fd, rules, n, err);
+  cg_device_rules_free(rules, n);
+  return rc;
+}
+
+int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool rootless, bool apply, pid_t pid,
+                crt_err **err) {
+  char dir[PATH_MAX];
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s", uroot, path) >= sizeof dir)
+    return crt_error(err, ENAMETOOLONG, "cgroup: %s%s", uroot, path);
+  cleanup_free char *made = NULL;
+  size_t rl = strlen(uroot);
+  int rc = 0;
+  for (char *p = dir + rl + 1;; p++) {
+    if (*p != '/' && *p != 0) continue;
+    char c = *p;
+    *p = 0;
+    /* controllers must be enabled in the parent before the child exists */
+    char *s = strrchr(dir, '/');
+    *s = 0;
+    enable_controllers(dir);
+    *s = '/';
+    if (mkdir(dir, 0755) == 0) {
+      if (!made) made = strdup(dir);
+    } else if (errno != EEXIST) {
+      int e = errno;
+      if (rootless && cg_perm_error(e)) {
+        crt_debug("cgroup: rootless, no cgroup at %s", dir);
+        *p = c;
+        undo(dir, made);
+        return 1;
+      }
+      rc = crt_error(err, e, "cgroup: mkdir %s", dir);
+      *p = c;
+      break;
+    }
+    *p = c;
+    if (c == 0) break;
+  }
+  if (rc == 0 && apply) rc = apply_all(dir, spec, rootless, err);
+  if (rc == 0 && pid > 0) { /* pid 0: the caller moves it later */
+    crt_err *e = NULL;
+    rc = cg_move(dir, pid, &e);
+    if (rc < 0 && rootless && cg_perm_error(e->errnum)) {
+      crt_err_free(&e);
+      undo(dir, made);
+      return 1;
+    } else if (rc < 0) {
+      *err = e;
+    }
+  }
+  if (rc < 0) undo(dir, made);
+  return rc;
+}

@@ -1,0 +1,86 @@
+#define _GNU_SOURCE
+/* CVE-2019-5736: a container process that can see /proc/PID/exe of a crt
+ * process entering the container could open it for writing and replace
+ * the host's crt binary.  crt therefore runs from a sealed memfd copy of
+ * itself: the kernel refuses writes to a running executable (ETXTBSY) and
+ * the seals refuse them to the memfd forever (EPERM); the on-disk binary is
+ * never reachable through /proc/PID/exe. */
+#include "crt/security.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crt/log.h"
+
+extern char **environ;
+
+#define CLONED_ENV "_CRT_CLONED_BINARY"
+#define WANT_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* The only proof that counts: the file we run from carries every seal.
+ * A regular file answers F_GET_SEALS with EINVAL. */
+static bool exe_is_sealed(void) {
+  cleanup_close int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  int seals = fcntl(fd, F_GET_SEALS);
+  return seals >= 0 && (seals & WANT_SEALS) == WANT_SEALS;
+}
+
+static int make_memfd(crt_err **err) {
+  /* Kernels >= 6.3 want the exec bit asked for explicitly (vm.memfd_noexec);
+   * older ones reject the unknown flag. */
+  int fd = memfd_create("crt", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL) fd = memfd_create("crt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return crt_error(err, errno, "memfd_create for the copy of /proc/self/exe");
+  return fd;
+}
+
+static int clone_exe(crt_err **err) {
+  cleanup_close int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (exe < 0) return crt_error(err, errno, "opening /proc/self/exe");
+  struct stat st;
+  if (fstat(exe, &st) < 0) return crt_error(err, errno, "stat /proc/self/exe");
+  cleanup_close int mfd = make_memfd(err);
+  if (mfd < 0) return -1;
+  off_t done = 0;
+  while (done < st.st_size) {
+    ssize_t n = sendfile(mfd, exe, &done, (size_t)(st.st_size - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return crt_error(err, errno, "copying /proc/self/exe into a memfd");
+    if (n == 0) return crt_error(err, EIO, "copying /proc/self/exe: short read at %lld", (long long)done);
+  }
+  if (fcntl(mfd, F_ADD_SEALS, WANT_SEALS) < 0) return crt_error(err, errno, "sealing the copy of /proc/self/exe");
+  return crt_steal_fd(mfd);
+}
+
+int crt_ensure_cloned_binary(char **argv, crt_err **err) {
+  const char *marker = getenv(CLONED_ENV);
+  if (exe_is_sealed()) {
+    if (marker) unsetenv(CLONED_ENV); /* not for our children */
+    return 0;
+  }
+  /* The marker is only a loop guard: it names the pid that re-executed
+   * itself, and an unsealed exe after our own re-exec means the copy did
+   * not work.  A stale or forged marker just gets cloned over. */
+  char me[24];
+  snprintf(me, sizeof me, "%d", (int)getpid());
+  if (marker && strcmp(marker, me) == 0)
+    return crt_error(err, 0, "re-executed from a sealed copy of crt, but /proc/self/exe is not sealed");
+  cleanup_close int mfd = clone_exe(err);
+  if (mfd < 0) return -1;
+  if (setenv(CLONED_ENV, me, 1) < 0) return crt_error(err, errno, "setenv %s", CLONED_ENV);
+  fexecve(mfd, argv, environ);
+  int e = errno;
+  unsetenv(CLONED_ENV);
+  return crt_error(err, e, "re-executing crt from its sealed copy (fexecve)");
+}

@@ -1,0 +1,234 @@
+/* Process attributes applied inside the container before execve. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "crt/fs.h"
+#include "crt/process.h"
+
+static const char *env_get(const crt_strv *env, const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < env->len; i++)
+    if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=') return env->v[i] + n + 1;
+  return NULL;
+}
+
+static bool is_executable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int crt_find_executable(const crt_process *p, char **out, crt_err **err) {
+  const char *name = p->args.len ? p->args.v[0] : NULL;
+  if (!name || !*name) return crt_error(err, 0, "exec: no command given in process.args");
+  if (strchr(name, '/')) {
+    struct stat st;
+    if (stat(name, &st) < 0) return crt_error(err, errno, "exec: \"%s\"", name);
+    if (S_ISDIR(st.st_mode)) return crt_error(err, EACCES, "exec: \"%s\"", name);
+    *out = strdup(name);
+    return 0;
+  }
+  const char *path = env_get(&p->env, "PATH");
+  if (!path) path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  cleanup_free char *copy = strdup(path);
+  for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+    char full[PATH_MAX];
+    snprintf(full, sizeof full, "%s/%s", *dir ? dir : ".", name);
+    if (is_executable(full)) {
+      *out = strdup(full);
+      return 0;
+    }
+  }
+  return crt_error(err, 0, "exec: \"%s\": executable file not found in $PATH", name);
+}
+
+int crt_set_rlimits(const crt_process *p, crt_err **err) {
+  for (size_t i = 0; i < p->n_rlimits; i++) {
+    struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
+    if (setrlimit(p->rlimits[i].resource, &rl) < 0)
+      return crt_error(err, errno, "setrlimit %s (soft %llu, hard %llu)", p->rlimits[i].type,
+                       (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+  }
+  return 0;
+}
+
+int crt_set_sysctls(const crt_spec *spec, crt_err **err) {
+  if (!spec->linux_) return 0;
+  const crt_kvv *s = &spec->linux_->sysctl;
+  for (size_t i = 0; i < s->len; i++) {
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "/proc/sys/");
+    for (const char *k = s->v[i].key; *k && n < (int)sizeof path - 1; k++) path[n++] = *k == '.' ? '/' : *k;
+    path[n] = 0;
+    if (strstr(s->v[i].key, "..") || strchr(s->v[i].key, '/'))
+      return crt_error(err, 0, "sysctl %s: invalid name", s->v[i].key);
+    if (crt_write_file(path, s->v[i].value, strlen(s->v[i].value), 0, err) < 0)
+      return crt_error_wrap(err, "sysctl %s=%s", s->v[i].key, s->v[i].value);
+  }
+  return 0;
+}
+
+int crt_set_hostname(const crt_spec *spec, crt_err **err) {
+  if (spec->hostname && *spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)
+    return crt_error(err, errno, "sethostname %s", spec->hostname);
+  if (spec->domainname && *spec->domainname && setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
+    return crt_error(err, errno, "setdomainname %s", spec->domainname);
+  return 0;
+}
+
+static int set_personality(const crt_spec *spec, crt_err **err) {
+  const crt_personality *pe = spec->linux_ ? spec->linux_->personality : NULL;
+  if (!pe || !pe->domain) return 0;
+  unsigned long v;
+  if (strcmp(pe->domain, "LINUX") == 0) v = PER_LINUX;
+  else if (strcmp(pe->domain, "LINUX32") == 0) v = PER_LINUX32;
+  else return crt_error(err, 0, "personality: unknown domain %s", pe->domain);
+  if (personality(v) < 0) return crt_error(err, errno, "personality %s", pe->domain);
+  return 0;
+}
+
+struct crt_sched_attr {
+  uint32_t size, sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+static int set_scheduler(const crt_process *p, crt_err **err) {
+  const crt_scheduler *s = p->scheduler;
+  if (!s) return 0;
+  struct crt_sched_attr a = {.size = sizeof a,
+                             .sched_policy = (uint32_t)s->policy_num,
+                             .sched_nice = s->nice,
+                             .sched_priority = (uint32_t)s->priority,
+                             .sched_runtime = s->runtime,
+                             .sched_deadline = s->deadline,
+                             .sched_period = s->period};
+  for (size_t i = 0; i < s->flags.len; i++) {
+    const char *f = s->flags.v[i];
+    if (!strcmp(f, "SCHED_FLAG_RESET_ON_FORK")) a.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+    else if (!strcmp(f, "SCHED_FLAG_RECLAIM")) a.sched_flags |= SCHED_FLAG_RECLAIM;
+    else if (!strcmp(f, "SCHED_FLAG_DL_OVERRUN")) a.sched_flags |= SCHED_FLAG_DL_OVERRUN;
+    else if (!strcmp(f, "SCHED_FLAG_KEEP_POLICY")) a.sched_flags |= SCHED_FLAG_KEEP_POLICY;
+    else if (!strcmp(f, "SCHED_FLAG_KEEP_PARAMS")) a.sched_flags |= SCHED_FLAG_KEEP_PARAMS;
+    else if (!strcmp(f, "SCHED_FLAG_UTIL_CLAMP_MIN")) a.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MIN;
+    else if (!strcmp(f, "SCHED_FLAG_UTIL_CLAMP_MAX")) a.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MAX;
+    else return crt_error(err, 0, "scheduler: unknown flag %s", f);
+  }
+  if (syscall(SYS_sched_setattr, 0, &a, 0) < 0) return crt_error(err, errno, "sched_setattr %s", s->policy);
+  return 0;
+}
+
+static int set_ioprio(const crt_process *p, crt_err **err) {
+  if (!p->io_priority) return 0;
+  int ioprio = (p->io_priority->class_num << 13) | (int)p->io_priority->priority;
+  if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, ioprio) < 0)
+    return crt_error(err, errno, "ioprio_set %s %lld", p->io_priority->class_name, (long long)p->io_priority->priority);
+  return 0;
+}
+
+int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err) {
+  if (p->oom_score_adj.set) {
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
+    if (crt_write_file("/proc/self/oom_score_adj", buf, (size_t)n, 0, err) < 0)
+      return crt_error_wrap(err, "set oomScoreAdj %s", buf);
+  }
+  if (set_personality(spec, err) < 0 || set_scheduler(p, err) < 0 || set_ioprio(p, err) < 0) return -1;
+  if (p->user.umask.set) umask((mode_t)p->user.umask.v);
+  return 0;
+}
+
+int crt_set_user(const crt_process *p, bool userns, crt_err **err) {
+  const crt_user *u = &p->user;
+  gid_t *groups = u->n_additional_gids ? (gid_t *)u->additional_gids : NULL;
+  if (setgroups(u->n_additional_gids, groups) < 0) {
+    /* In a user namespace with setgroups denied only an empty list fails
+     * harmlessly; a configured list is a real error. */
+    if (!(userns && errno == EPERM && u->n_additional_gids == 0))
+      return crt_error(err, errno, "setgroups");
+  }
+  if (setresgid(u->gid, u->gid, u->gid) < 0) return crt_error(err, errno, "setgid %u", u->gid);
+  if (setresuid(u->uid, u->uid, u->uid) < 0) return crt_error(err, errno, "setuid %u", u->uid);
+  return 0;
+}
+
+int crt_set_cwd(const crt_process *p, crt_err **err) {
+  const char *cwd = p->cwd && *p->cwd ? p->cwd : "/";
+  if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set in config.json", cwd);
+  /* CVE-2024-21626: a cwd reached through a leaked fd lies outside the
+   * root; getcwd then reports "(unreachable)" or fails. */
+  char buf[PATH_MAX];
+  if (!getcwd(buf, sizeof buf) || buf[0] != '/')
+    return crt_error(err, 0, "cwd \"%s\" is outside the container root", cwd);
+  return 0;
+}
+
+static char *home_for(uid_t uid) {
+  FILE *f = fopen("/etc/passwd", "re");
+  if (!f) return NULL;
+  char line[1024];
+  char *home = NULL;
+  while (fgets(line, sizeof line, f)) {
+    char *fields[7] = {0};
+    int n = 0;
+    for (char *s = line, *tok; n < 7 && (tok = strsep(&s, ":\n")); n++) fields[n] = tok;
+    if (n >= 6 && fields[2] && strtoul(fields[2], NULL, 10) == uid) {
+      home = strdup(fields[5]);
+      break;
+    }
+  }
+  fclose(f);
+  return home;
+}
+
+char **crt_build_env(const crt_process *p, const char **extra) {
+  size_t nextra = 0;
+  while (extra && extra[nextra]) nextra++;
+  char **env = calloc(p->env.len + nextra + 2, sizeof(char *));
+  if (!env) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < p->env.len; i++) env[n++] = p->env.v[i];
+  for (size_t i = 0; i < nextra; i++) env[n++] = (char *)extra[i];
+  if (!env_get(&p->env, "HOME")) {
+    char *home = home_for(p->user.uid);
+    char *h = NULL;
+    if (asprintf(&h, "HOME=%s", home ? home : "/") > 0) env[n++] = h;
+    free(home);
+  }
+  env[n] = NULL;
+  return env;
+}
+
+void crt_reset_signals(void) {
+  struct sigaction dfl = {.sa_handler = SIG_DFL};
+  for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int crt_new_session_keyring(const char *id, crt_err **err) {
+  char name[512];
+  snprintf(name, sizeof name, "_ses.%s", id);
+  /* KEYCTL_JOIN_SESSION_KEYRING = 1 */
+  if (syscall(SYS_keyctl, 1, name, 0, 0, 0) < 0) {
+    if (errno == ENOSYS || errno == EACCES || errno == EPERM) return 0; /* keyrings unavailable: runc ignores */
+    return crt_error(err, errno, "join session keyring");
+  }
+  return 0;
+}

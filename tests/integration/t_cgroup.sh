@@ -1,0 +1,82 @@
+# cgroups with real containers: limits read back from the container's
+# cgroup, pause/resume, update, events, ps, kill --all.
+
+# cg_path ID: the cgroup path crt stored in state.json
+cg_path() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("cgroup_path",""))' "$CRT_ROOT/$1/state.json"
+}
+# cg_file ID CONTROLLER FILE: reads a file of the container's cgroup
+cg_file() {
+  local p; p=$(cg_path "$1")
+  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then cat "/sys/fs/cgroup$p/$3"; else cat "/sys/fs/cgroup/$2$p/$3"; fi
+}
+
+run_limited() { # ID: a running container with memory and pids limits
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux'].setdefault('resources',{}); c['linux']['resources']['memory']={'limit':67108864}; c['linux']['resources']['pids']={'limit':20}"
+  crt run -d -b "$T/b" "$1" </dev/null >/dev/null 2>&1 || fail "run $1"
+}
+
+test_memory_and_pids_limit() {
+  local id; id=$(new_id); run_limited "$id"
+  assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes 2>/dev/null || cg_file "$id" memory memory.max)" "memory limit"
+  assert_eq 20 "$(cg_file "$id" pids pids.max)" "pids.max"
+  local pid; pid=$(state_field "$id" pid)
+  assert_contains "$(cg_file "$id" pids cgroup.procs)" "$pid" "init in the cgroup"
+  local p; p=$(cg_path "$id")
+  crt delete -f "$id"
+  [ ! -d "/sys/fs/cgroup/pids$p" ] || fail "cgroup $p left after delete"
+}
+
+test_pause_resume() {
+  local id; id=$(new_id); run_limited "$id"
+  crt pause "$id" || fail "pause"
+  assert_eq paused "$(state_field "$id" status)" "status after pause"
+  run_rc crt pause "$id"; assert_eq 1 "$rc" "pause twice"; assert_contains "$out" "container not running"
+  crt resume "$id" || fail "resume"
+  assert_eq running "$(state_field "$id" status)" "status after resume"
+  run_rc crt resume "$id"; assert_eq 1 "$rc" "resume twice"; assert_contains "$out" "container not paused"
+  run_rc crt pause nosuch-ctr; assert_eq 1 "$rc"; assert_contains "$out" "does not exist"
+  crt delete -f "$id"
+}
+
+test_update() {
+  local id; id=$(new_id); run_limited "$id"
+  crt update --memory 100M --pids-limit 30 "$id" || fail "update"
+  assert_eq 104857600 "$(cg_file "$id" memory memory.limit_in_bytes 2>/dev/null || cg_file "$id" memory memory.max)"
+  assert_eq 30 "$(cg_file "$id" pids pids.max)"
+  echo '{"pids":{"limit":-1}}' | crt update -r - "$id" || fail "update -r -"
+  assert_eq max "$(cg_file "$id" pids pids.max)"
+  run_rc crt update --memory 12q "$id"; assert_eq 1 "$rc" "bad size"
+  crt delete -f "$id"
+}
+
+test_events_stats() {
+  local id; id=$(new_id); run_limited "$id"
+  run_rc crt events --stats "$id"; assert_eq 0 "$rc" "events --stats: $out"
+  python3 -c '
+import json,sys
+e=json.loads(sys.argv[1]); assert e["type"]=="stats" and e["id"]==sys.argv[2], e
+d=e["data"]; assert d["pids"]["current"]>=1 and d["pids"]["limit"]==20, d["pids"]
+assert d["memory"]["usage"]["limit"]==67108864, d["memory"]["usage"]
+assert "total" in d["cpu"]["usage"]' "$out" "$id" || fail "stats JSON: $out"
+  crt delete -f "$id"
+}
+
+test_ps() {
+  local id; id=$(new_id); run_limited "$id"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "[$pid]" "$(crt ps --format json "$id")" "ps json"
+  run_rc crt ps "$id"; assert_eq 0 "$rc"; assert_contains "$out" "PID"; assert_contains "$out" "sleep"
+  run_rc crt ps "$id" -- -o pid,comm; assert_contains "$out" "$pid"
+  crt delete -f "$id"
+}
+
+test_kill_all() {
+  local id; id=$(new_id); run_limited "$id"
+  crt exec -d "$id" sleep 200 || fail "exec"
+  wait_for test "$(crt ps --format json "$id" | tr ',' '\n' | wc -l)" -ge 2 || fail "exec'd process not in the cgroup"
+  crt kill --all "$id" KILL || fail "kill --all"
+  wait_for test "$(state_field "$id" status)" = stopped || fail "not stopped after kill --all"
+  crt delete "$id"
+}

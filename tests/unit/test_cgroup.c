@@ -1,0 +1,594 @@
+/* cgroup manager against prepared directory trees that mimic v1 and v2
+ * mounts: every resource file written with the translated value. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../src/linux/cgroup_internal.h"
+#include "crt/cgroup.h"
+#include "crt/fs.h"
+
+static char tree[256];
+
+static void touch(const char *dir, const char *file, const char *content) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs(content, f);
+  fclose(f);
+}
+
+static char *slurp(const char *dir, const char *file) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  char *out = NULL;
+  crt_err *e = NULL;
+  if (crt_read_file(p, 1 << 20, &out, NULL, &e) < 0) {
+    crt_err_free(&e);
+    return strdup("<missing>");
+  }
+  return out;
+}
+
+#define assert_file(dir, file, want)       \
+  do {                                     \
+    char *got_ = slurp(dir, file);         \
+    assert_string_equal(got_, want);       \
+    free(got_);                            \
+  } while (0)
+
+static char *mkdirs(const char *rel) {
+  char *p = NULL;
+  assert_true(asprintf(&p, "%s%s", tree, rel) > 0);
+  crt_err *e = NULL;
+  assert_int_equal(crt_mkdir_p(p, 0755, &e), 0);
+  return p;
+}
+
+static int setup(void **state) {
+  snprintf(tree, sizeof tree, "/tmp/crt-t-cgtree-XXXXXX");
+  if (!mkdtemp(tree)) return -1;
+  return 0;
+}
+
+static int teardown(void **state) {
+  crt_rm_rf(tree);
+  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
+  return 0;
+}
+
+static const char *const v2_files[] = {"memory.max", "memory.low", "memory.swap.max", "cpu.weight", "cpu.max",
+                                       "cpu.max.burst", "cpu.idle", "cpuset.cpus", "cpuset.mems", "pids.max",
+                                       "io.weight", "io.max", "hugetlb.2MB.max", "rdma.max", "cgroup.procs",
+                                       "memory.high", "cgroup.events", "cgroup.freeze", NULL};
+
+static char *v2_tree(const char *path) {
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  touch(tree, "cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma\n");
+  touch(tree, "cgroup.subtree_control", "");
+  char *d = mkdirs(path);
+  for (size_t i = 0; v2_files[i]; i++) touch(d, v2_files[i], "");
+  return d;
+}
+
+static void test_v2_translations(void **state) {
+  char *d = v2_tree("/c1");
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 100 << 20};
+  r.memory.swap = (crt_i64){true, 300 << 20};
+  r.memory.reservation = (crt_i64){true, 50 << 20};
+  r.cpu.shares = (crt_u64){true, 1024};
+  r.cpu.quota = (crt_i64){true, 50000};
+  r.cpu.period = (crt_u64){true, 100000};
+  r.cpu.burst = (crt_u64){true, 1000};
+  r.cpu.idle = (crt_i64){true, 1};
+  r.cpu.cpus = "0-1";
+  r.cpu.mems = "0";
+  r.pids.limit = (crt_i64){true, 42};
+  r.blkio.weight = (crt_u64){true, 500};
+  crt_blkio_throttle t = {8, 0, 1048576};
+  r.blkio.throttle_read_bps = &t;
+  r.blkio.n_throttle_read_bps = 1;
+  crt_hugepage_limit h = {"2MB", 4194304};
+  r.hugepage_limits = &h;
+  r.n_hugepage_limits = 1;
+  crt_rdma rd = {"mlx4_0", {true, 3}, {true, 7}};
+  r.rdma = &rd;
+  r.n_rdma = 1;
+  crt_kv kv = {"memory.high", "200000000"};
+  r.unified = (crt_kvv){&kv, 1};
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_update("/c1", &r, &e), 0);
+  assert_file(d, "memory.max", "104857600");
+  assert_file(d, "memory.swap.max", "209715200"); /* swap - limit */
+  assert_file(d, "memory.low", "52428800");
+  assert_file(d, "cpu.weight", "39"); /* 1 + (1022*9999)/262142 */
+  assert_file(d, "cpu.max", "50000 100000");
+  assert_file(d, "cpu.max.burst", "1000");
+  assert_file(d, "cpu.idle", "1");
+  assert_file(d, "cpuset.cpus", "0-1");
+  assert_file(d, "cpuset.mems", "0");
+  assert_file(d, "pids.max", "42");
+  assert_file(d, "io.weight", "4950"); /* 1 + (500-10)*9999/990 */
+  assert_file(d, "io.max", "8:0 rbps=1048576");
+  assert_file(d, "hugetlb.2MB.max", "4194304");
+  assert_file(d, "rdma.max", "mlx4_0 hca_handle=3 hca_object=7");
+  assert_file(d, "memory.high", "200000000");
+
+  /* unlimited values */
+  crt_resources u = {0};
+  u.memory.limit = (crt_i64){true, -1};
+  u.pids.limit = (crt_i64){true, 0};
+  u.cpu.quota = (crt_i64){true, -1};
+  assert_int_equal(crt_cgroup_update("/c1", &u, &e), 0);
+  assert_file(d, "memory.max", "max");
+  assert_file(d, "memory.swap.max", "max");
+  assert_file(d, "pids.max", "max");
+  assert_file(d, "cpu.max", "max");
+  free(d);
+}
+
+static void test_v2_errors(void **state) {
+  char *d = v2_tree("/c2");
+  crt_err *e = NULL;
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 200};
+  r.memory.swap = (crt_i64){true, 100};
+  assert_int_equal(crt_cgroup_update("/c2", &r, &e), -1);
+  assert_non_null(strstr(e->msg, "should be >= memory.limit"));
+  crt_err_free(&e);
+
+  crt_resources n = {0};
+  n.network.class_id = (crt_u64){true, 7};
+  assert_int_equal(crt_cgroup_update("/c2", &n, &e), -1);
+  assert_non_null(strstr(e->msg, "net_cls"));
+  crt_err_free(&e);
+
+  crt_resources rt = {0};
+  rt.cpu.realtime_runtime = (crt_i64){true, 1000};
+  assert_int_equal(crt_cgroup_update("/c2", &rt, &e), -1);
+  crt_err_free(&e);
+
+  crt_kv kv = {"memory.nosuch", "1"};
+  crt_resources un = {0};
+  un.unified = (crt_kvv){&kv, 1};
+  assert_int_equal(crt_cgroup_update("/c2", &un, &e), -1);
+  assert_non_null(strstr(e->msg, "cgroup: write memory.nosuch"));
+  assert_int_equal(e->errnum, ENOENT);
+  crt_err_free(&e);
+
+  crt_kv bad = {"../escape", "1"};
+  un.unified = (crt_kvv){&bad, 1};
+  assert_int_equal(crt_cgroup_update("/c2", &un, &e), -1);
+  assert_non_null(strstr(e->msg, "invalid key"));
+  crt_err_free(&e);
+  free(d);
+}
+
+static void test_formulas(void **state) {
+  assert_int_equal(cg_shares_to_weight(2), 1);
+  assert_int_equal(cg_shares_to_weight(262144), 10000);
+  assert_int_equal(cg_shares_to_weight(1024), 39);
+  assert_int_equal(cg_blkio_to_io_weight(10), 1);
+  assert_int_equal(cg_blkio_to_io_weight(1000), 10000);
+  long long out;
+  crt_err *e = NULL;
+  assert_int_equal(cg_swap_v2(-1, 100, &out, &e), 0);
+  assert_int_equal(out, -1);
+  assert_int_equal(cg_swap_v2(0, -1, &out, &e), 0);
+  assert_int_equal(out, -1);
+  assert_int_equal(cg_swap_v2(300, 100, &out, &e), 0);
+  assert_int_equal(out, 200);
+  assert_int_equal(cg_swap_v2(300, 0, &out, &e), -1);
+  crt_err_free(&e);
+}
+
+static void test_v2_enter(void **state) {
+  char *d = v2_tree("/a/b");
+  char *a = mkdirs("/a");
+  touch(a, "cgroup.controllers", "memory pids\n");
+  touch(a, "cgroup.subtree_control", "");
+  crt_linux l = {0};
+  l.cgroups_path = "a/./b";
+  crt_resources r = {0};
+  r.pids.limit = (crt_i64){true, 10};
+  l.resources = &r;
+  crt_spec spec = {0};
+  spec.linux_ = &l;
+  /* rootless: no eBPF (the tree is not a cgroup fs) */
+  crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
+  char *path = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_enter(&cfg, 1234, &path, &e), 0);
+  assert_string_equal(path, "/a/b");
+  assert_file(d, "cgroup.procs", "1234");
+  assert_file(d, "pids.max", "10");
+  assert_file(tree, "cgroup.subtree_control", "+cpuset +cpu +io +memory +hugetlb +pids +rdma");
+  assert_file(a, "cgroup.subtree_control", "+memory +pids");
+  free(path);
+
+  /* default path: the id; ".." cannot climb above the root */
+  l.cgroups_path = NULL;
+  free(mkdirs("/c1"));
+  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1); /* /c1 (the id) lacks the files */
+  assert_non_null(strstr(e->msg, "cgroup: write pids.max"));
+  crt_err_free(&e);
+  l.cgroups_path = "/../../x";
+  char *x = mkdirs("/x");
+  touch(x, "cgroup.procs", "");
+  touch(x, "pids.max", "");
+  assert_int_equal(crt_cgroup_enter(&cfg, 7, &path, &e), 0);
+  assert_string_equal(path, "/x");
+  free(path);
+  free(x);
+  free(a);
+  free(d);
+}
+
+static void test_v2_enter_undo(void **state) {
+  free(v2_tree("/pre"));
+  crt_linux l = {0};
+  l.cgroups_path = "/new/leaf";
+  crt_spec spec = {0};
+  spec.linux_ = &l;
+  crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
+  char *path = NULL;
+  crt_err *e = NULL;
+  /* the new dirs lack cgroup.procs: enter fails and removes what it made */
+  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  crt_err_free(&e);
+  char p[512];
+  snprintf(p, sizeof p, "%s/new", tree);
+  assert_int_equal(access(p, F_OK), -1);
+  free(mkdirs("/pre"));
+}
+
+/* Rootless and no permission anywhere: success with no cgroup (""). */
+static void test_rootless_skip(void **state) {
+  free(v2_tree("/pre"));
+  chmod(tree, 0755);
+  pid_t c = fork();
+  assert_true(c >= 0);
+  if (c == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(2);
+    crt_linux l = {.cgroups_path = "/rl"};
+    crt_spec spec = {.linux_ = &l};
+    crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
+    char *path = NULL;
+    crt_err *e = NULL;
+    int rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    int ok = rc == 0 && path && *path == 0;
+    free(path);
+    crt_err_free(&e);
+    cfg.rootless = false;
+    rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    ok = ok && rc < 0 && e && e->errnum == EACCES;
+    crt_err_free(&e);
+    _exit(ok ? 0 : 1);
+  }
+  int st;
+  assert_int_equal(waitpid(c, &st, 0), c);
+  if (geteuid() == 0) assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_v2_freeze_pids_stats(void **state) {
+  char *d = v2_tree("/f");
+  char *sub = mkdirs("/f/sub");
+  touch(d, "cgroup.procs", "10\n11\n");
+  touch(sub, "cgroup.procs", "12\n");
+  pid_t *pids = NULL;
+  size_t n = 0;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_pids("/f", &pids, &n, &e), 0);
+  assert_int_equal(n, 3);
+  assert_int_equal(pids[0] + pids[1] + pids[2], 33);
+  free(pids);
+
+  touch(d, "cgroup.events", "populated 1\nfrozen 1\n");
+  assert_int_equal(crt_cgroup_freeze("/f", true, &e), 0);
+  assert_file(d, "cgroup.freeze", "1");
+  assert_int_equal(crt_cgroup_is_frozen("/f"), 1);
+  touch(d, "cgroup.events", "populated 1\nfrozen 0\n");
+  assert_int_equal(crt_cgroup_is_frozen("/f"), 0);
+  assert_int_equal(crt_cgroup_freeze("/f", false, &e), 0);
+  assert_file(d, "cgroup.freeze", "0");
+
+  touch(d, "cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\nnr_periods 4\nnr_throttled 1\nthrottled_usec 9\n");
+  touch(d, "memory.current", "4096\n");
+  touch(d, "memory.max", "max\n");
+  touch(d, "memory.events", "low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n");
+  touch(d, "memory.stat", "anon 100\nfile 200\n");
+  touch(d, "pids.current", "3\n");
+  touch(d, "pids.max", "50\n");
+  touch(d, "io.stat", "8:0 rbytes=10 wbytes=20 rios=1 wios=2 dbytes=0 dios=0\n");
+  touch(d, "hugetlb.2MB.current", "0\n");
+  touch(d, "hugetlb.2MB.max", "max\n");
+  touch(d, "hugetlb.2MB.events", "max 4\n");
+  crt_cgroup_stats st;
+  assert_int_equal(crt_cgroup_get_stats("/f", &st, &e), 0);
+  assert_int_equal(st.cpu_total, 5000);
+  assert_int_equal(st.cpu_kernel, 2000);
+  assert_int_equal(st.throttled_time, 9000);
+  assert_int_equal(st.mem_usage, 4096);
+  assert_int_equal(st.mem_limit, 0); /* max */
+  assert_int_equal(st.mem_failcnt, 2);
+  assert_int_equal(st.mem_cache, 200);
+  assert_int_equal(st.n_mem_raw, 2);
+  assert_int_equal(st.pids_current, 3);
+  assert_int_equal(st.pids_limit, 50);
+  assert_int_equal(st.n_io_bytes, 2);
+  assert_string_equal(st.io_bytes[1].op, "Write");
+  assert_int_equal(st.io_bytes[1].value, 20);
+  assert_int_equal(st.n_hugetlb, 1);
+  assert_string_equal(st.hugetlb[0].pagesize, "2MB");
+  assert_int_equal(st.hugetlb[0].failcnt, 4);
+  crt_cgroup_stats_free(&st);
+  free(sub);
+  free(d);
+}
+
+static const char *const v1_ctrl[] = {"memory", "cpu", "cpuacct", "cpuset", "pids", "blkio", "hugetlb", "net_cls",
+                                      "net_prio", "freezer", "devices", NULL};
+static const char *const v1_files[] = {
+    "memory.limit_in_bytes", "memory.soft_limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.swappiness",
+    "memory.oom_control", "memory.use_hierarchy", "memory.kmem.limit_in_bytes", "cpu.shares", "cpu.cfs_period_us",
+    "cpu.cfs_quota_us", "cpu.rt_period_us", "cpu.rt_runtime_us", "cpu.cfs_burst_us", "cpu.idle", "cpuset.cpus",
+    "cpuset.mems", "pids.max", "blkio.leaf_weight", "blkio.weight_device", "blkio.throttle.read_bps_device",
+    "blkio.throttle.write_iops_device", "hugetlb.2MB.limit_in_bytes", "net_cls.classid", "net_prio.ifpriomap",
+    "cgroup.procs", "freezer.state", "devices.allow", "devices.deny", NULL};
+
+static void v1_tree(const char *path) {
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  for (size_t i = 0; v1_ctrl[i]; i++) {
+    char rel[256];
+    snprintf(rel, sizeof rel, "/%s%s", v1_ctrl[i], path);
+    char *d = mkdirs(rel);
+    for (size_t j = 0; v1_files[j]; j++) touch(d, v1_files[j], "");
+    free(d);
+  }
+}
+
+static char *v1dir(const char *ctrl, const char *path) {
+  char *p = NULL;
+  assert_true(asprintf(&p, "%s/%s%s", tree, ctrl, path) > 0);
+  return p;
+}
+
+static void test_v1_resources(void **state) {
+  v1_tree("/v1");
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 1 << 20};
+  r.memory.swap = (crt_i64){true, 2 << 20};
+  r.memory.reservation = (crt_i64){true, 1 << 19};
+  r.memory.kernel = (crt_i64){true, 1 << 22};
+  r.memory.swappiness = (crt_u64){true, 10};
+  r.memory.disable_oom_killer = (crt_bool){true, true};
+  r.memory.use_hierarchy = (crt_bool){true, true};
+  r.cpu.shares = (crt_u64){true, 512};
+  r.cpu.quota = (crt_i64){true, 20000};
+  r.cpu.period = (crt_u64){true, 50000};
+  r.cpu.realtime_period = (crt_u64){true, 1000000};
+  r.cpu.realtime_runtime = (crt_i64){true, 950000};
+  r.cpu.cpus = "0";
+  r.cpu.mems = "0";
+  r.pids.limit = (crt_i64){true, -1};
+  crt_blkio_weight_device wd = {8, 16, {true, 300}, {false, 0}};
+  r.blkio.weight_device = &wd;
+  r.blkio.n_weight_device = 1;
+  crt_blkio_throttle t = {8, 0, 100};
+  r.blkio.throttle_write_iops = &t;
+  r.blkio.n_throttle_write_iops = 1;
+  crt_hugepage_limit h = {"2MB", 2097152};
+  r.hugepage_limits = &h;
+  r.n_hugepage_limits = 1;
+  r.network.class_id = (crt_u64){true, 0x100001};
+  crt_net_priority pr = {"eth0", 5};
+  r.network.priorities = &pr;
+  r.network.n_priorities = 1;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_update("/v1", &r, &e), 0);
+  char *m = v1dir("memory", "/v1"), *c = v1dir("cpu", "/v1"), *cs = v1dir("cpuset", "/v1"),
+       *p = v1dir("pids", "/v1"), *b = v1dir("blkio", "/v1"), *hu = v1dir("hugetlb", "/v1"),
+       *nc = v1dir("net_cls", "/v1"), *np = v1dir("net_prio", "/v1");
+  assert_file(m, "memory.limit_in_bytes", "1048576");
+  assert_file(m, "memory.memsw.limit_in_bytes", "2097152"); /* limit+swap, as given */
+  assert_file(m, "memory.soft_limit_in_bytes", "524288");
+  assert_file(m, "memory.kmem.limit_in_bytes", "4194304");
+  assert_file(m, "memory.swappiness", "10");
+  assert_file(m, "memory.oom_control", "1");
+  assert_file(m, "memory.use_hierarchy", "1");
+  assert_file(c, "cpu.shares", "512");
+  assert_file(c, "cpu.cfs_quota_us", "20000");
+  assert_file(c, "cpu.cfs_period_us", "50000");
+  assert_file(c, "cpu.rt_period_us", "1000000");
+  assert_file(c, "cpu.rt_runtime_us", "950000");
+  assert_file(cs, "cpuset.cpus", "0");
+  assert_file(p, "pids.max", "max");
+  assert_file(b, "blkio.weight_device", "8:16 300");
+  assert_file(b, "blkio.throttle.write_iops_device", "8:0 100");
+  assert_file(hu, "hugetlb.2MB.limit_in_bytes", "2097152");
+  assert_file(nc, "net_cls.classid", "1048577");
+  assert_file(np, "net_prio.ifpriomap", "eth0 5");
+  free(m), free(c), free(cs), free(p), free(b), free(hu), free(nc), free(np);
+  (void)e;
+}
+
+static void test_v1_errors(void **state) {
+  v1_tree("/v1e");
+  crt_err *e = NULL;
+  crt_resources r = {0};
+  r.blkio.weight = (crt_u64){true, 500};
+  assert_int_equal(crt_cgroup_update("/v1e", &r, &e), -1);
+  assert_string_equal(e->msg, "cgroup: write blkio.weight: No such file or directory");
+  crt_err_free(&e);
+
+  crt_kv kv = {"memory.high", "1"};
+  crt_resources u = {0};
+  u.unified = (crt_kvv){&kv, 1};
+  assert_int_equal(crt_cgroup_update("/v1e", &u, &e), -1);
+  assert_non_null(strstr(e->msg, "requires cgroup v2"));
+  crt_err_free(&e);
+
+  /* kernelTCP without the file: a warning, not an error */
+  crt_resources k = {0};
+  k.memory.kernel_tcp = (crt_i64){true, 1};
+  assert_int_equal(crt_cgroup_update("/v1e", &k, &e), 0);
+}
+
+static void test_v1_enter(void **state) {
+  v1_tree("/e1");
+  crt_linux l = {0};
+  l.cgroups_path = "/e1";
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 4096};
+  l.resources = &r;
+  crt_spec spec = {0};
+  spec.linux_ = &l;
+  crt_cgroup_config cfg = {.id = "x", .spec = &spec};
+  char *path = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_enter(&cfg, 4321, &path, &e), 0);
+  assert_string_equal(path, "/e1");
+  for (size_t i = 0; v1_ctrl[i]; i++) {
+    char *d = v1dir(v1_ctrl[i], "/e1");
+    assert_file(d, "cgroup.procs", "4321");
+    free(d);
+  }
+  char *m = v1dir("memory", "/e1"), *dv = v1dir("devices", "/e1");
+  assert_file(m, "memory.limit_in_bytes", "4096");
+  /* the last default rule (runc's AllowedDevices: /dev/ptmx) is the last write */
+  assert_file(dv, "devices.allow", "c 5:2 rwm");
+  assert_file(dv, "devices.deny", "a");
+  free(m), free(dv);
+  free(path);
+}
+
+static void test_device_rules(void **state) {
+  crt_device_rule user[] = {{.allow = false, .access = "rwm"}, {.allow = true, .type = "b", .major = {true, 8},
+                                                                .minor = {false, 0}, .access = "r"}};
+  crt_device dev = {.type = "c", .path = "/dev/fuse", .major = 10, .minor = 229};
+  crt_resources r = {.devices = user, .n_devices = 2};
+  crt_linux l = {.resources = &r, .devices = &dev, .n_devices = 1};
+  crt_spec spec = {.linux_ = &l};
+  crt_device_rule *rules = NULL;
+  size_t n = 0;
+  crt_err *e = NULL;
+  assert_int_equal(cg_device_rules(&spec, &rules, &n, &e), 0);
+  assert_int_equal(n, 2 + 10 + 1);
+  assert_false(rules[0].allow);
+  assert_string_equal(rules[0].type, "a");
+  assert_string_equal(rules[1].access, "r");
+  assert_true(rules[2].allow); /* c *:* m */
+  assert_false(rules[2].major.set);
+  assert_int_equal(rules[12].major.v, 10);
+  assert_int_equal(rules[12].minor.v, 229);
+
+  void *insns = NULL;
+  size_t ni = 0;
+  assert_int_equal(cg_ebpf_build(rules, n, &insns, &ni, &e), 0);
+  /* the deny-all rule matches everything: no default block after it */
+  assert_true(ni > 6);
+  free(insns);
+  crt_device_rule badr = {.allow = true, .type = "x", .access = "rwm"};
+  assert_int_equal(cg_ebpf_build(&badr, 1, &insns, &ni, &e), -1);
+  assert_non_null(strstr(e->msg, "invalid type"));
+  crt_err_free(&e);
+  cg_device_rules_free(rules, n);
+}
+
+static void test_systemd_and_mode(void **state) {
+  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
+  enum crt_cgroup_mode m = crt_cgroup_mode();
+  assert_true(m == CRT_CGROUP_MODE_V1 || m == CRT_CGROUP_MODE_HYBRID || m == CRT_CGROUP_MODE_V2);
+  crt_linux l = {.cgroups_path = "system.slice:crt:c1"};
+  crt_spec spec = {.linux_ = &l};
+  crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .systemd = true};
+  char *path = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  if (access("/run/systemd/system", F_OK) != 0)
+    assert_string_equal(e->msg, "systemd cgroup manager: systemd is not running: No such file or directory");
+  crt_err_free(&e);
+  l.cgroups_path = "bad";
+  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  assert_non_null(strstr(e->msg, "slice:prefix:name"));
+  crt_err_free(&e);
+}
+
+static void test_parse_size(void **state) {
+  long long v;
+  assert_int_equal(crt_cgroup_parse_size("1024", &v), 0);
+  assert_int_equal(v, 1024);
+  assert_int_equal(crt_cgroup_parse_size("100M", &v), 0);
+  assert_int_equal(v, 100LL << 20);
+  assert_int_equal(crt_cgroup_parse_size("1g", &v), 0);
+  assert_int_equal(v, 1LL << 30);
+  assert_int_equal(crt_cgroup_parse_size("1.5GiB", &v), 0);
+  assert_int_equal(v, 3LL << 29);
+  assert_int_equal(crt_cgroup_parse_size("2 kb", &v), 0);
+  assert_int_equal(v, 2048);
+  assert_int_equal(crt_cgroup_parse_size("-1", &v), 0);
+  assert_int_equal(v, -1);
+  assert_int_equal(crt_cgroup_parse_size("10x", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("", &v), -1);
+  assert_int_equal(crt_cgroup_parse_size("-5", &v), -1);
+}
+
+static void test_parse_resources_json(void **state) {
+  crt_resources r;
+  crt_err *e = NULL;
+  const char *j = "{\"memory\":{\"limit\":1048576,\"swap\":-1,\"checkBeforeUpdate\":true},"
+                  "\"cpu\":{\"shares\":512,\"quota\":-1,\"cpus\":\"0-1\"},\"blockIO\":{\"weight\":300},"
+                  "\"pids\":{\"limit\":20},\"unified\":{\"memory.high\":\"4096\"}}";
+  assert_int_equal(crt_cgroup_parse_resources_json(j, "r.json", &r, &e), 0);
+  assert_true(r.memory.limit.set);
+  assert_int_equal(r.memory.limit.v, 1048576);
+  assert_int_equal(r.memory.swap.v, -1);
+  assert_true(r.memory.check_before_update.v);
+  assert_false(r.memory.reservation.set);
+  assert_int_equal(r.cpu.shares.v, 512);
+  assert_int_equal(r.cpu.quota.v, -1);
+  assert_string_equal(r.cpu.cpus, "0-1");
+  assert_int_equal(r.blkio.weight.v, 300);
+  assert_int_equal(r.pids.limit.v, 20);
+  assert_int_equal(r.unified.len, 1);
+  assert_string_equal(r.unified.v[0].key, "memory.high");
+  crt_cgroup_resources_clear(&r);
+  assert_int_equal(crt_cgroup_parse_resources_json("{\"cpu\":{\"shares\":\"x\"}}", "r.json", &r, &e), -1);
+  assert_string_equal(e->msg, "r.json: .cpu.shares: expected integer");
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_parse_resources_json("{", "r.json", &r, &e), -1);
+  assert_non_null(strstr(e->msg, "invalid JSON"));
+  crt_err_free(&e);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_v2_translations, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v2_errors, setup, teardown),
+      cmocka_unit_test(test_formulas),
+      cmocka_unit_test_setup_teardown(test_v2_enter, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v2_enter_undo, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rootless_skip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v2_freeze_pids_stats, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_resources, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
+      cmocka_unit_test(test_device_rules),
+      cmocka_unit_test(test_systemd_and_mode),
+      cmocka_unit_test(test_parse_size),
+      cmocka_unit_test(test_parse_resources_json),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
