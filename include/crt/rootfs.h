@@ -34,7 +34,7 @@ typedef struct {
   bool bind, recursive;
   unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
   bool idmap, ridmap;
-  bool tmpcopyup;            /* recorded only: copy-up is not implemented */
+  bool tmpcopyup;            /* tmpfs: copy what was under it into it */
   char *data;                /* malloc'd, may be NULL */
 } crt_mount_opts;
 int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 /* mounts[] options and the mounts themselves. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmount.h>
@@ -278,12 +279,69 @@ static char *with_label(const mctx *c, const char *data) {
   return out;
 }
 
+static int copy_tree(int src, int dst, int depth);
+
+static int copy_entry(int src, int dst, const char *name, const struct stat *st, int depth) {
+  if (S_ISDIR(st->st_mode)) {
+    if (mkdirat(dst, name, st->st_mode & 07777) < 0 && errno != EEXIST) return -1;
+    cleanup_close int s = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int d = openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s < 0 || d < 0 || copy_tree(s, d, depth + 1) < 0) return -1;
+  } else if (S_ISREG(st->st_mode)) {
+    cleanup_close int s = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int d = openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 07777);
+    if (s < 0 || d < 0) return -1;
+    char buf[65536];
+    ssize_t r;
+    while ((r = read(s, buf, sizeof buf)) > 0)
+      if (crt_write_all(d, buf, (size_t)r) < 0) return -1;
+    if (r < 0 || fchmod(d, st->st_mode & 07777) < 0) return -1;
+  } else if (S_ISLNK(st->st_mode)) {
+    char target[4096];
+    ssize_t n = readlinkat(src, name, target, sizeof target - 1);
+    if (n < 0) return -1;
+    target[n] = 0;
+    if (symlinkat(target, dst, name) < 0) return -1;
+  } else if (mknodat(dst, name, st->st_mode, st->st_rdev) < 0) {
+    return -1;
+  }
+  return fchownat(dst, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
+}
+
+/* tmpcopyup: what was under the tmpfs is copied into it (owners, modes). */
+static int copy_tree(int src, int dst, int depth) {
+  if (depth > 64) return errno = ELOOP, -1;
+  int fd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  DIR *d = fdopendir(fd);
+  if (!d) return close(fd), -1;
+  struct dirent *e;
+  int rc = 0;
+  while (rc == 0 && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    struct stat st;
+    rc = fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1 : copy_entry(src, dst, e->d_name, &st, depth);
+  }
+  int saved = errno;
+  closedir(d);
+  errno = saved;
+  return rc;
+}
+
 static int mount_fs(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
   cleanup_free char *data = with_label(c, c->o.data);
-  return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, c->o.flags & ~(MS_REMOUNT | MS_MOVE),
-                  data, err);
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  bool copyup = c->o.tmpcopyup && !strcmp(c->type, "tmpfs");
+  if (!copyup) return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err);
+  cleanup_close int under = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  if (under < 0) return dest_error(c, err);
+  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags & ~MS_RDONLY, data, err) < 0) return -1;
+  cleanup_close int now = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  if (now < 0) return dest_error(c, err);
+  if (copy_tree(under, now, 0) < 0) return crt_error(err, errno, "tmpcopyup into %s", c->m->destination);
+  return flags & MS_RDONLY ? remount_bind(c, now, flags, err) : 0;
 }
 
 /* proc and sysfs only onto real directories, and only if what ends up there

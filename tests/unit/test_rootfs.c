@@ -92,6 +92,12 @@ static int setup(void **state, bool openat2) {
   assert_int_equal(symlink("/", p), 0);
   sub(p, sizeof p, f, "up");
   assert_int_equal(symlink("../../../../../../..", p), 0);
+  sub(p, sizeof p, f, "etc/passwd");
+  write_str(p, "root:x:0:0::/:/bin/sh\n");
+  sub(p, sizeof p, f, "etc/sub");
+  assert_int_equal(mkdir(p, 0700), 0);
+  sub(p, sizeof p, f, "etc/sub/link");
+  assert_int_equal(symlink("../passwd", p), 0);
   *state = f;
   return 0;
 }
@@ -223,6 +229,12 @@ static void checks_inside(const fixture *f) {
   check("bind_file", fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 && !strcmp(buf, "from the host\n"), "/etc/hostfile");
   if (fd >= 0) close(fd);
   check("bind_file_ro", read_only("/etc/hostfile"), "/etc/hostfile not ro");
+  memset(buf, 0, sizeof buf);
+  fd = open("/etc/sub/link", O_RDONLY | O_CLOEXEC);
+  check("tmpcopyup", fs_type("/etc") == TMPFS_MAGIC_ && fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 &&
+                         !strncmp(buf, "root:x:", 7) && stat("/etc/sub", &st) == 0 && (st.st_mode & 0777) == 0700,
+        "/etc copy-up");
+  if (fd >= 0) close(fd);
   char p[PATH_MAX];
   snprintf(p, sizeof p, "/%s", f->escape);
   check("symlink_root_dest", fs_type(p) == TMPFS_MAGIC_, "%s not the tmpfs", p);
@@ -255,6 +267,7 @@ static char *opt_list[][10] = {
     {"bind", "ro", "nosuid", NULL},
     {"size=1m", NULL},
     {"bind", "ro", NULL},
+    {"tmpcopyup", "mode=755", NULL},
 };
 
 static crt_strv strv(char **v) {
@@ -275,6 +288,7 @@ static int run_container(const fixture *f) {
       {.destination = "/dev/mqueue", .source = "mqueue", .type = "mqueue", .options = strv(opt_list[4])},
       {.destination = "/sys", .source = "sysfs", .type = "sysfs", .options = strv(opt_list[5])},
       {.destination = "/sys/fs/cgroup", .source = "cgroup", .type = "cgroup", .options = strv(opt_list[6])},
+      {.destination = "/etc", .source = "tmpfs", .type = "tmpfs", .options = strv(opt_list[10])},
       {.destination = "/etc/hostfile", .source = (char *)f->hostfile, .type = "bind", .options = strv(opt_list[7])},
       {.destination = dest1, .source = "tmpfs", .type = "tmpfs", .options = strv(opt_list[8])},
       {.destination = dest2, .source = "/tmp", .type = "none", .options = strv(opt_list[9])},
@@ -373,7 +387,7 @@ static void test_container(void **state) {
                          "core_link",    "spec_device",     "mqueue",          "cgroup_tmpfs_ro",
                          "cgroup_memory", "proc_sys_ro",    "root_readonly",   "bind_file",
                          "bind_file_ro", "symlink_root_dest", "symlink_up_dest", "old_root_gone",
-                         "busybox_runs"};
+                         "busybox_runs", "tmpcopyup"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) expect_ok(out, names[i]);
   if (f->userns) expect_ok(out, "in_userns");
   if (!f->openat2) expect_ok(out, "root_private");
