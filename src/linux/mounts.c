@@ -3,13 +3,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <libmount.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crt/fs.h"
@@ -251,6 +255,75 @@ static int apply_after(const mctx *c, crt_err **err) {
   return 0;
 }
 
+static int write_map(pid_t pid, const char *file, const crt_idmapv *m, crt_err **err) {
+  char path[64], buf[4096];
+  size_t n = 0;
+  for (size_t i = 0; i < m->len && n < sizeof buf; i++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id, m->v[i].size);
+  if (n >= sizeof buf) return crt_error(err, E2BIG, "%s: too many mappings", file);
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+  return crt_write_file(path, buf, n, 0, err);
+}
+
+/* A user namespace holding the mappings, for MOUNT_ATTR_IDMAP: a child
+ * unshares one, we map it from outside and keep a reference to it. */
+static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err **err) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    return crt_error(err, errno, "fork");
+  }
+  if (pid == 0) {
+    close(p[0]);
+    /* Our pid as /proc (maybe not of our pid namespace) knows it. */
+    char self[16] = "";
+    if (unshare(CLONE_NEWUSER) < 0 || readlink("/proc/self", self, sizeof self - 1) <= 0) _exit(1);
+    if (write(p[1], self, sizeof self) != (ssize_t)sizeof self) _exit(1);
+    for (;;) pause(); /* killed once the namespace is held */
+  }
+  close(p[1]);
+  char self[16] = "";
+  int fd = -1;
+  pid_t ppid = 0;
+  if (crt_read_all(p[0], self, sizeof self) != (ssize_t)sizeof self || (ppid = (pid_t)atoi(self)) <= 0) {
+    crt_error(err, 0, "create a user namespace for an idmapped mount");
+  } else if (write_map(ppid, "uid_map", uids, err) == 0 && write_map(ppid, "gid_map", gids, err) == 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ppid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) crt_error(err, errno, "open %s", path);
+  }
+  close(p[0]);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  return fd;
+}
+
+/* An idmapped bind: clone the source tree, set MOUNT_ATTR_IDMAP on it
+ * ("ridmap": on all of it), attach it at the destination. */
+static int bind_idmapped(const mctx *c, int sfd, int dst, bool recursive, crt_err **err) {
+  const crt_linux *l = c->cfg->spec->linux_;
+  const crt_idmapv *uids = c->m->uid_mappings.len || !l ? &c->m->uid_mappings : &l->uid_mappings;
+  const crt_idmapv *gids = c->m->gid_mappings.len || !l ? &c->m->gid_mappings : &l->gid_mappings;
+  if (!uids->len || !gids->len)
+    return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", c->idx,
+                     c->m->destination);
+  cleanup_close int userns = idmap_userns(uids, gids, err);
+  if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", c->idx);
+  cleanup_close int tree =
+      open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
+  if (tree < 0) return crt_error(err, errno, "clone %s for an idmapped mount", c->src);
+  struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | (c->o.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+    return crt_error(err, errno, "idmap %s", c->src);
+  if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return crt_error(err, errno, "mount %s on %s", c->src, c->m->destination);
+  return 0;
+}
+
 static int bind_from(const mctx *c, const char *source, bool recursive, unsigned long flags, crt_err **err) {
   struct stat st;
   if (stat(source, &st) < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
@@ -260,7 +333,11 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
   cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
   if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
   char sp[32];
-  if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) return -1;
+  if (c->o.idmap || c->o.ridmap || c->m->uid_mappings.len || c->m->gid_mappings.len) {
+    if (bind_idmapped(c, sfd, dst, recursive, err) < 0) return -1;
+  } else if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) {
+    return -1;
+  }
   flags &= ~(MS_REMOUNT | MS_MOVE);
   if (!flags) return 0;
   cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
@@ -560,9 +637,11 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
   int rc;
   c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
   c.src = c.m->source && *c.m->source ? c.m->source : c.type;
-  if (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len) {
-    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmapped mounts", i, c.m->destination);
-  } else if (c.o.bind || !strcmp(c.type, "bind")) {
+  bool bind = c.o.bind || !strcmp(c.type, "bind");
+  if (!bind && (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len)) {
+    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmap is only supported on bind mounts", i,
+                   c.m->destination);
+  } else if (bind) {
     rc = c.m->source ? bind_from(&c, c.m->source, c.o.recursive, c.o.flags, err)
                      : crt_error(err, 0, "mounts[%zu]: destination \"%s\": bind mount without a source", i,
                                  c.m->destination);

@@ -98,6 +98,10 @@ static int setup(void **state, bool openat2) {
   assert_int_equal(mkdir(p, 0700), 0);
   sub(p, sizeof p, f, "etc/sub/link");
   assert_int_equal(symlink("../passwd", p), 0);
+  snprintf(p, sizeof p, "%s/idsrc", f->dir);
+  assert_int_equal(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/idsrc/owned", f->dir);
+  write_str(p, "x");
   *state = f;
   return 0;
 }
@@ -235,6 +239,9 @@ static void checks_inside(const fixture *f) {
                          !strncmp(buf, "root:x:", 7) && stat("/etc/sub", &st) == 0 && (st.st_mode & 0777) == 0700,
         "/etc copy-up");
   if (fd >= 0) close(fd);
+  if (!f->userns)
+    check("idmapped", stat("/idmapped/owned", &st) == 0 && st.st_uid == 1000 && st.st_gid == 1000,
+          "/idmapped/owned uid %d", (int)st.st_uid);
   char p[PATH_MAX];
   snprintf(p, sizeof p, "/%s", f->escape);
   check("symlink_root_dest", fs_type(p) == TMPFS_MAGIC_, "%s not the tmpfs", p);
@@ -268,6 +275,7 @@ static char *opt_list[][10] = {
     {"size=1m", NULL},
     {"bind", "ro", NULL},
     {"tmpcopyup", "mode=755", NULL},
+    {"rbind", "idmap", NULL},
 };
 
 static crt_strv strv(char **v) {
@@ -280,6 +288,9 @@ static int run_container(const fixture *f) {
   char dest1[128], dest2[128];
   snprintf(dest1, sizeof dest1, "/evil/%s", f->escape);
   snprintf(dest2, sizeof dest2, "/up/%s-up", f->escape);
+  char idsrc[128];
+  snprintf(idsrc, sizeof idsrc, "%s/idsrc", f->dir);
+  crt_idmap idm = {.container_id = 0, .host_id = 1000, .size = 1};
   crt_mount mounts[] = {
       {.destination = "/proc", .source = "proc", .type = "proc", .options = strv(opt_list[0])},
       {.destination = "/dev", .source = "tmpfs", .type = "tmpfs", .options = strv(opt_list[1])},
@@ -291,8 +302,12 @@ static int run_container(const fixture *f) {
       {.destination = "/etc", .source = "tmpfs", .type = "tmpfs", .options = strv(opt_list[10])},
       {.destination = "/etc/hostfile", .source = (char *)f->hostfile, .type = "bind", .options = strv(opt_list[7])},
       {.destination = dest1, .source = "tmpfs", .type = "tmpfs", .options = strv(opt_list[8])},
-      {.destination = dest2, .source = "/tmp", .type = "none", .options = strv(opt_list[9])},
+      {.destination = dest2, .source = (char *)f->dir, .type = "none", .options = strv(opt_list[9])},
+      {.destination = "/idmapped", .source = idsrc, .type = "bind", .options = strv(opt_list[11]),
+       .uid_mappings = {&idm, 1}, .gid_mappings = {&idm, 1}},
   };
+  /* A nested user namespace cannot map ids its own does not have. */
+  size_t n_mounts = sizeof mounts / sizeof mounts[0] - (f->userns ? 1 : 0);
   static char *masked[] = {"/proc/acpi",       "/proc/asound",      "/proc/kcore",   "/proc/keys",
                            "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
                            "/sys/firmware",    "/proc/scsi",        NULL};
@@ -305,7 +320,7 @@ static int run_container(const fixture *f) {
   /* The walk variant also covers no_pivot and rootfsPropagation. */
   if (!f->openat2) lx.rootfs_propagation = "rprivate";
   crt_root root = {.path = (char *)f->rootfs, .readonly = true};
-  crt_spec spec = {.root = &root, .mounts = mounts, .n_mounts = sizeof mounts / sizeof mounts[0], .linux_ = &lx};
+  crt_spec spec = {.root = &root, .mounts = mounts, .n_mounts = n_mounts, .linux_ = &lx};
   crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs, .new_mount_ns = true, .userns = f->userns};
   crt_err *err = NULL;
   crt_resolve_use_openat2(f->openat2);
@@ -391,6 +406,7 @@ static void test_container(void **state) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) expect_ok(out, names[i]);
   if (f->userns) expect_ok(out, "in_userns");
   if (!f->openat2) expect_ok(out, "root_private");
+  if (!f->userns) expect_ok(out, "idmapped");
   free(out);
   /* The hostile destinations were created inside the rootfs, not on the host. */
   char p[PATH_MAX];
