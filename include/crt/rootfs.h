@@ -18,9 +18,12 @@ typedef struct {
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations
  * resolved inside rootfs, no symlink escapes), default devices and /dev
- * symlinks, configured devices, rootfsPropagation. */
+ * symlinks, configured devices.  Relative bind sources are taken from the
+ * current directory (the bundle). */
 int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err);
-/* pivot_root into rootfs (or MS_MOVE + chroot when no_pivot). */
+/* pivot_root into rootfs (or MS_MOVE + chroot when no_pivot), then
+ * rootfsPropagation on the new "/" (a shared root would make pivot_root
+ * fail, so it cannot be applied earlier). */
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err);
 /* After pivot: read-only root, maskedPaths, readonlyPaths. */
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
