@@ -183,3 +183,15 @@ test_completion_container_ids() {
   assert_eq "" "$(_complete "$CRT_BIN" --root "$CRT_ROOT" delete "")" "delete <TAB> after delete"
   rm -rf "$b" "$T/other"
 }
+
+# Without "=" in COMP_WORDBREAKS, --flag=value arrives as one word.
+test_completion_joined_values() {
+  assert_eq "--log-format=json" "$(_complete crt --log-format=j)" "--log-format=j<TAB> as one word"
+  local id b=$T/bundle
+  id=$(new_id)
+  make_bundle "$b"
+  crt create --bundle "$b" "$id" || fail "create $id"
+  assert_eq "$id" "$(_complete "$CRT_BIN" "--root=$CRT_ROOT" state "")" "state <TAB> with --root=DIR as one word"
+  crt delete -f "$id" || fail "delete $id"
+  rm -rf "$b"
+}
