@@ -144,7 +144,6 @@ static void init_main(init_ctx *c) {
   TRY(crt_set_process_attrs(spec, p, &err));
   TRY(crt_caps_prepare(p->capabilities, &err));
   TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
-  TRY(crt_set_user(p, rc.userns, &err));
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds;
   const char *listen = getenv("LISTEN_FDS");
@@ -159,7 +158,8 @@ static void init_main(init_ctx *c) {
   char **envp = crt_build_env(p, extra);
   int notify_fd = -1;
   bool listener = sc && sc->listener_path;
-  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before the drop. */
+  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
+   * the effective set (as runc). */
   if (filter && (!p->no_new_privileges || listener)) {
     if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
       crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -172,6 +172,7 @@ static void init_main(init_ctx *c) {
       TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
     }
   }
+  TRY(crt_set_user(p, rc.userns, &err));
   TRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");

@@ -63,10 +63,11 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_set_process_attrs(c->spec, p, &err));
   XTRY(crt_caps_prepare(p->capabilities, &err));
   XTRY(crt_set_cwd(p, &err));
-  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   char **envp = crt_build_env(p, NULL);
   int notify_fd = -1;
+  /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
   if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   XTRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
