@@ -50,8 +50,8 @@ cleanup() {
     wait "$cpid" 2>/dev/null
   fi
   # Shims exit once their task is deleted; give them a moment.
-  for _ in $(seq 30); do pgrep -f "$W" >/dev/null || break; sleep 0.1; done
-  left=$(pgrep -af "$W"); [ -z "$left" ] || { bad "processes left: $left"; pkill -KILL -f "$SOCK"; }
+  for _ in $(seq 30); do pgrep -f "$W/" >/dev/null || break; sleep 0.1; done
+  left=$(pgrep -af "$W/"); [ -z "$left" ] || { bad "processes left: $left"; kill -KILL $(pgrep -f "$W/"); }
   m=$(grep -c " $W" /proc/self/mountinfo)
   [ "$m" = 0 ] || { bad "$m mounts left under $W"; grep " $W" /proc/self/mountinfo | awk '{print $5}' | sort -r | xargs -r -n1 umount -l; }
   st=$("$CRT" --root "$W/crt/$NS" list -q 2>/dev/null)
