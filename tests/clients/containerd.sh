@@ -29,7 +29,7 @@ ctr_() { timeout 30 ctr -a "$SOCK" -n "$NS" "$@"; }
 RUNC_OPTS=(--runc-binary "$W/crt-wrapper" --runc-root "$W/crt")
 
 [ "$(id -u)" = 0 ] || die "needs root"
-for b in containerd ctr containerd-shim-runc-v2 python3; do
+for b in containerd ctr containerd-shim-runc-v2 python3 script; do
   command -v "$b" >/dev/null || die "$b is not installed (Debian package containerd)"
 done
 [ -x "$CRT" ] || die "no $CRT: run make"
@@ -111,11 +111,25 @@ id=$P-det
 out=$(ctr_ run -d "${RUNC_OPTS[@]}" "$IMG" "$id" sleep 100 2>&1) || die "run -d: $out"
 out=$(ctr_ task exec --exec-id x1 "$id" echo hi 2>&1); rc=$?
 ok_eq "0 hi" "$rc $out" "task exec echo hi"
+out=$(ctr_ task exec --exec-id x5 --user 65534 --cwd /tmp "$id" sh -c 'echo $(id -u) $(pwd)' 2>&1)
+ok_eq "65534 /tmp" "$out" "task exec --user --cwd"
 out=$(ctr_ task exec --exec-id x2 "$id" sh -c 'exit 5' 2>&1); rc=$?
 ok_eq 5 "$rc" "task exec exit status ($out)"
 out=$(ctr_ task exec --exec-id x3 "$id" /nonexistent 2>&1); rc=$?
 ok_eq 1 "$rc" "exec of a missing binary fails"
 ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary reports crt's message"
+# The shim reads crt's --log (log.json) for that message: every line must be
+# logrus-style JSON with level, msg and time.
+out=$(python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines, "empty"
+for l in lines:
+    e = json.loads(l)
+    assert set(e) >= {"level", "msg", "time"}, l
+print("ok", any("/nonexistent" in json.loads(l)["msg"] for l in lines))
+' "$W/state/io.containerd.runtime.v2.task/$NS/$id/log.json" 2>&1)
+ok_eq "ok True" "$out" "crt's log.json is JSON lines with level/msg/time and holds the exec error"
 pid=$(ctr_ task ls | awk -v id="$id" '$1 == id {print $2}')
 out=$(ctr_ task ps "$id" 2>&1)
 ok_eq "$pid" "$(echo "$out" | awk 'NR > 1 {print $1}' | tr '\n' ' ' | sed 's/ $//')" "task ps lists the init pid"
@@ -142,7 +156,12 @@ out=$(ctr_ task kill -s SIGKILL "$id" 2>&1) || bad "task kill (foreground): $out
 wait "$fg"; rc=$?
 ok_eq 137 "$rc" "foreground run killed by SIGKILL ($(cat "$W/fg.out"))"
 
-# 5. ten containers up, then all removed
+# 5. a terminal: ctr run -t under a pty
+out=$(script -qec "timeout 30 ctr -a $SOCK -n $NS run --rm -t ${RUNC_OPTS[*]} $IMG $P-tty sh -c 'tty; exit 2'" /dev/null 2>&1); rc=$?
+ok_eq 2 "$rc" "run -t: exit status ($out)"
+ok_has "$out" /dev/pts/0 "run -t: the process has a terminal"
+
+# 6. ten containers up, then all removed
 for i in $(seq 10); do
   out=$(ctr_ run -d "${RUNC_OPTS[@]}" "$IMG" "$P-l$i" sleep 100 2>&1) || bad "loop run $i: $out"
 done
@@ -155,13 +174,14 @@ ok_eq "" "$(ctr_ containers ls -q)" "no containers left in containerd"
 ok_eq "" "$("$CRT" --root "$W/crt/$NS" list -q)" "no crt state left"
 ok_eq "" "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "$P-*")" "no cgroups left"
 
-# 6. What the shim asked of crt.  Every distinct command line, with the work
+# 7. What the shim asked of crt.  Every distinct command line, with the work
 # dir, container ids, exec ids and process.json temp names made generic, must
 # be one we know: a new flag or subcommand fails here.
 B="--root W/crt/$NS --log W/state/io.containerd.runtime.v2.task/$NS/ID/log.json --log-format json"
 TD="W/state/io.containerd.runtime.v2.task/$NS/ID"
 expected=$(sort -u <<EXP
 $B create --bundle $TD --pid-file $TD/init.pid ID
+$B create --bundle $TD --pid-file $TD/init.pid --console-socket SOCKET ID
 $B start ID
 $B exec --process PROCESS --detach --pid-file $TD/EXEC.pid ID
 $B ps --format json ID
@@ -173,7 +193,7 @@ $B delete ID
 $B delete --force ID
 EXP
 )
-got=$(sed -E "s#$W#W#g; s#$P-[a-z0-9]+#ID#g; s#/tmp/runc-process[0-9]+#PROCESS#g; s#/ID/x[0-9]+\.pid#/ID/EXEC.pid#g" "$W/argv.log" | sort -u)
+got=$(sed -E "s#$W#W#g; s#$P-[a-z0-9]+#ID#g; s#/tmp/runc-process[0-9]+#PROCESS#g; s#/ID/x[0-9]+\.pid#/ID/EXEC.pid#g; s#--console-socket [^ ]+#--console-socket SOCKET#g" "$W/argv.log" | sort -u)
 if [ "$got" = "$expected" ]; then say "ok: crt argv from the shim"; else
   bad "crt argv from the shim differs (< expected, > got):"; diff <(echo "$expected") <(echo "$got")
 fi

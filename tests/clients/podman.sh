@@ -25,6 +25,16 @@ ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; 
 ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
 pm() { timeout 60 podman --runtime "$W/bin/crt" --root "$W/root" --runroot "$W/rr" \
   --tmpdir "$W/tmp" --storage-driver vfs "$@"; }
+# A known crt bug, reported to the lead: with a seccomp profile and without
+# noNewPrivileges (podman's default), a non-root process.user fails because
+# crt loads the filter after setuid has cleared CAP_SYS_ADMIN from the
+# effective set (src/container/create.c and exec.c: crt_set_user comes before
+# crt_seccomp_load; runc loads it before changing user).  Such a check is
+# skipped, with this reason printed, only while crt gives exactly that error.
+SECCOMP_BUG='loading the seccomp filter (without noNewPrivileges this needs CAP_SYS_ADMIN)'
+ok_eq_user() { # expected got what
+  case "$2" in *"$SECCOMP_BUG"*) say "SKIP: $3: crt bug (seccomp loaded after setuid): $2" ;; *) ok_eq "$@" ;; esac
+}
 status() { pm inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$1" 2>&1; }
 
 [ "$(id -u)" = 0 ] || die "needs root"
@@ -92,6 +102,13 @@ ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missin
 out=$(pm run --rm "$IMG" sh -c 'cat /proc/self/limits' 2>&1)
 ok_eq "1024 1024" "$(echo "$out" | awk '/open files/ {print $4, $5}')" "default_ulimits nofile reaches the container"
 
+out=$(script -qec "podman --runtime $W/bin/crt --root $W/root --runroot $W/rr --tmpdir $W/tmp --storage-driver vfs run --rm -it $IMG sh -c 'tty; exit 2'" /dev/null 2>&1); rc=$?
+ok_eq 2 "$rc" "run -it under a pty: exit status ($out)"
+ok_has "$out" /dev/pts/0 "run -it: the process has a terminal"
+
+out=$(pm run --rm --user 65534 "$IMG" id -u 2>&1)
+ok_eq_user 65534 "$out" "run --user 65534"
+
 # 2. detached container: exec, logs, top, pause/unpause, stop
 c=$P-d
 out=$(pm run -d --name "$c" "$IMG" sh -c 'trap "exit 0" TERM; echo started; while :; do sleep 0.1; done' 2>&1) \
@@ -99,6 +116,8 @@ out=$(pm run -d --name "$c" "$IMG" sh -c 'trap "exit 0" TERM; echo started; whil
 ok_eq "running 0" "$(status "$c")" "run -d: running"
 out=$(pm exec "$c" echo in-exec 2>&1); rc=$?
 ok_eq "0 in-exec" "$rc $out" "exec echo"
+out=$(pm exec --user 65534 -e FOO=bar -w /tmp "$c" sh -c 'echo $(id -u) $FOO $(pwd)' 2>&1)
+ok_eq_user "65534 bar /tmp" "$out" "exec --user -e -w"
 out=$(pm exec "$c" sh -c 'exit 4' 2>&1); rc=$?
 ok_eq 4 "$rc" "exec exit status ($out)"
 out=$(pm exec "$c" /nonexistent 2>&1); rc=$?
@@ -141,6 +160,7 @@ V="W/root/vfs-containers/ID/userdata"
 L="--log-format=json --log"
 allowed=$(sort -u <<EXP
 $L W/rr/vfs-containers/ID/userdata/oci-log create --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile ID
+$L W/rr/vfs-containers/ID/userdata/oci-log create --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile --console-socket SOCKET ID
 start ID
 $L $V/ID/oci-log exec --pid-file $V/ID/exec_pid --process $V/ID/exec-process-N --detach ID
 $L $V/ID/oci-log exec --pid-file $V/ID/exec_pid --process $V/ID/exec-process-N --detach --tty --console-socket SOCKET ID
