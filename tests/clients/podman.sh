@@ -60,9 +60,10 @@ cleanup() {
   m=$(grep -c " $W" /proc/self/mountinfo)
   [ "$m" = 0 ] || { bad "$m mounts left under $W"; grep " $W" /proc/self/mountinfo | awk '{print $5}' | sort -r | xargs -r -n1 umount -l; }
   # podman passes no --root: crt's state is in its default root.
-  st=$("$CRT" list -q 2>/dev/null | grep -xf <(sed -nE 's/.* ([0-9a-f]{64})$/\1/p' "$W/argv.log" 2>/dev/null | sort -u))
+  st=$("$CRT" list -q 2>/dev/null | grep -xf <(grep -oE '[0-9a-f]{64}$' "$W/argv.log" 2>/dev/null | sort -u))
   [ -z "$st" ] || bad "crt state left in its default root: $st"
-  cg=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'libpod-*' 2>/dev/null)
+  cg=$(for id in $(grep -oE '[0-9a-f]{64}$' "$W/argv.log" 2>/dev/null | sort -u); do
+    find /sys/fs/cgroup -maxdepth 3 -type d -name "libpod-$id" 2>/dev/null; done)
   [ -z "$cg" ] || bad "container cgroups left: $cg"
   for h in $made; do
     case $h in /sys/*) rmdir "$h/conmon" "$h" 2>/dev/null ;; *) rm -rf "$h" ;; esac
