@@ -106,6 +106,11 @@ ok_eq "0 hello" "$rc $out" "run --rm echo hello"
 out=$(ctr_ run --rm "${RUNC_OPTS[@]}" "$IMG" "$P-exit3" sh -c 'exit 3' 2>&1); rc=$?
 ok_eq 3 "$rc" "run sh -c 'exit 3' exit status ($out)"
 
+out=$(ctr_ run --rm "${RUNC_OPTS[@]}" "$IMG" "$P-nobin" /nonexistent 2>&1); rc=$?
+ok_eq 1 "$rc" "run of a missing binary fails"
+ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missing binary reports crt's message"
+ctr_ containers rm "$P-nobin" >/dev/null 2>&1   # ctr leaves it when the task never started
+
 # 3. detached task, exec, ps, pause/resume, kill, delete
 id=$P-det
 out=$(ctr_ run -d "${RUNC_OPTS[@]}" "$IMG" "$id" sleep 100 2>&1) || die "run -d: $out"
@@ -113,6 +118,9 @@ out=$(ctr_ task exec --exec-id x1 "$id" echo hi 2>&1); rc=$?
 ok_eq "0 hi" "$rc $out" "task exec echo hi"
 out=$(ctr_ task exec --exec-id x5 --user 65534 --cwd /tmp "$id" sh -c 'echo $(id -u) $(pwd)' 2>&1)
 ok_eq "65534 /tmp" "$out" "task exec --user --cwd"
+out=$(script -qec "timeout 30 ctr -a $SOCK -n $NS task exec -t --exec-id x6 $id sh -c 'tty; exit 4'" /dev/null 2>&1); rc=$?
+ok_eq 4 "$rc" "task exec -t: exit status ($out)"
+ok_has "$out" /dev/pts/ "task exec -t: the process has a terminal"
 out=$(ctr_ task exec --exec-id x2 "$id" sh -c 'exit 5' 2>&1); rc=$?
 ok_eq 5 "$rc" "task exec exit status ($out)"
 out=$(ctr_ task exec --exec-id x3 "$id" /nonexistent 2>&1); rc=$?
@@ -184,6 +192,7 @@ $B create --bundle $TD --pid-file $TD/init.pid ID
 $B create --bundle $TD --pid-file $TD/init.pid --console-socket SOCKET ID
 $B start ID
 $B exec --process PROCESS --detach --pid-file $TD/EXEC.pid ID
+$B exec --process PROCESS --console-socket SOCKET --detach --pid-file $TD/EXEC.pid ID
 $B ps --format json ID
 $B pause ID
 $B resume ID
