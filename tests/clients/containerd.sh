@@ -38,6 +38,8 @@ done
 run_s_before=$(ls /run/containerd/s 2>/dev/null | sort)
 fifo_before=$(ls /run/containerd/fifo 2>/dev/null | sort)
 cg_before=$(ls -d /sys/fs/cgroup/*/$NS 2>/dev/null | sort)
+run_made=""
+for d in /run/containerd/s /run/containerd/fifo /run/containerd; do [ -e "$d" ] || run_made="$run_made $d"; done
 
 cleanup() {
   set +e
@@ -65,6 +67,7 @@ cleanup() {
   # The namespace's parent cgroups are made on the way (as with runc); remove
   # them if they are ours and empty.
   for d in $(comm -13 <(echo "$cg_before") <(ls -d /sys/fs/cgroup/*/$NS 2>/dev/null | sort)); do rmdir "$d" 2>/dev/null; done
+  for d in $run_made; do rmdir "$d" 2>/dev/null; done   # ours, if empty
   [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
   if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
   [ "$fails" = 0 ]

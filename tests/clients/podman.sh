@@ -45,7 +45,7 @@ for b in podman conmon python3 script; do command -v "$b" >/dev/null || die "$b 
 
 # Host paths podman writes to whatever its flags say; removed at the end only
 # if this run made them.
-host_paths="/var/lib/containers /run/containers /etc/containers/networks"
+host_paths="/var/lib/containers /run/containers /etc/containers/networks /run/crt"
 for c in /sys/fs/cgroup/*/; do host_paths="$host_paths ${c}libpod_parent"; done
 made=""
 for h in $host_paths; do [ -e "$h" ] || made="$made $h"; done
@@ -66,7 +66,11 @@ cleanup() {
     find /sys/fs/cgroup -maxdepth 3 -type d -name "libpod-$id" 2>/dev/null; done)
   [ -z "$cg" ] || bad "container cgroups left: $cg"
   for h in $made; do
-    case $h in /sys/*) rmdir "$h/conmon" "$h" 2>/dev/null ;; *) rm -rf "$h" ;; esac
+    case $h in
+      /sys/*) rmdir "$h/conmon" "$h" 2>/dev/null ;;
+      /run/crt) rmdir "$h" 2>/dev/null ;;   # crt's default root, if empty
+      *) rm -rf "$h" ;;
+    esac
   done
   [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
   if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
