@@ -116,7 +116,9 @@ ctr_ containers rm "$P-nobin" >/dev/null 2>&1   # ctr leaves it when the task ne
 
 # 3. detached task, exec, ps, pause/resume, kill, delete
 id=$P-det
-out=$(ctr_ run -d "${RUNC_OPTS[@]}" "$IMG" "$id" sleep 100 2>&1) || die "run -d: $out"
+out=$(ctr_ run -d "${RUNC_OPTS[@]}" --memory-limit 67108864 "$IMG" "$id" sleep 100 2>&1) || die "run -d: $out"
+# ctr's default spec mounts no cgroupfs in the container: read it on the host.
+ok_eq 67108864 "$(cat /sys/fs/cgroup/memory/$NS/$id/memory.limit_in_bytes 2>&1)" "run --memory-limit: the container's cgroup limit"
 out=$(ctr_ task exec --exec-id x1 "$id" echo hi 2>&1); rc=$?
 ok_eq "0 hi" "$rc $out" "task exec echo hi"
 out=$(ctr_ task exec --exec-id x5 --user 65534 --cwd /tmp "$id" sh -c 'echo $(id -u) $(pwd)' 2>&1)

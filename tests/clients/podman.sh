@@ -111,6 +111,8 @@ out=$(script -qec "podman --runtime $W/bin/crt --root $W/root --runroot $W/rr --
 ok_eq 2 "$rc" "run -it under a pty: exit status ($out)"
 ok_has "$out" /dev/pts/0 "run -it: the process has a terminal"
 
+out=$(pm run --rm --memory 64m --pids-limit 50 "$IMG" sh -c 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max' 2>&1)
+ok_eq "67108864 50" "$(echo $out)" "run --memory --pids-limit: the container's cgroup limits"
 out=$(pm run --rm --user 65534 "$IMG" id -u 2>&1)
 ok_eq_user 65534 "$out" "run --user 65534"
 
