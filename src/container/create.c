@@ -47,6 +47,7 @@ typedef struct {
   const crt_spec *spec;
   const crt_create_opts *opts;
   const char *rootfs;
+  const char *bundle;
   int sync;         /* our end */
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
@@ -106,6 +107,11 @@ static void init_main(init_ctx *c) {
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   TRY(crt_set_sysctls(spec, &err));
   TRY(crt_set_hostname(spec, &err));
+  /* Relative bind sources are relative to the bundle, as in runc. */
+  if (chdir(c->bundle) < 0) {
+    crt_error(&err, errno, "chdir to bundle %s", c->bundle);
+    init_fail(c->sync, err);
+  }
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
@@ -437,6 +443,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   c.sync = sp[0];
   c.rootfs = rootfs;
+  c.bundle = bundle;
   const crt_namespace *uns = crt_spec_namespace(spec, CRT_NS_USER);
   c.new_userns = uns && !uns->path;
   const crt_namespace *cns = crt_spec_namespace(spec, CRT_NS_CGROUP);
