@@ -1,0 +1,129 @@
+# Security protections, checked from inside real containers: capabilities,
+# no_new_privs, seccomp (filters, arg conditions, allow-lists, notify agent),
+# masked and read-only paths, CVE-2019-5736 (cloned binary), CVE-2024-21626
+# (leaked fds / cwd), CVE-2021-30465 (mount destinations through symlinks),
+# CVE-2019-16884 (/proc over a symlink).  Each test names the code it guards.
+
+# cap_mask NAME...: the /proc/PID/status hex mask of these capabilities
+cap_mask() {
+  python3 - "$@" <<'PY'
+import sys
+# linux/capability.h numbering
+names = ["CHOWN","DAC_OVERRIDE","DAC_READ_SEARCH","FOWNER","FSETID","KILL","SETGID","SETUID",
+ "SETPCAP","LINUX_IMMUTABLE","NET_BIND_SERVICE","NET_BROADCAST","NET_ADMIN","NET_RAW","IPC_LOCK",
+ "IPC_OWNER","SYS_MODULE","SYS_RAWIO","SYS_CHROOT","SYS_PTRACE","SYS_PACCT","SYS_ADMIN","SYS_BOOT",
+ "SYS_NICE","SYS_RESOURCE","SYS_TIME","SYS_TTY_CONFIG","MKNOD","LEASE","AUDIT_WRITE","AUDIT_CONTROL",
+ "SETFCAP","MAC_OVERRIDE","MAC_ADMIN","SYSLOG","WAKE_ALARM","BLOCK_SUSPEND","AUDIT_READ","PERFMON",
+ "BPF","CHECKPOINT_RESTORE"]
+m = 0
+for n in sys.argv[1:]:
+    m |= 1 << names.index(n.removeprefix("CAP_"))
+print("%016x" % m)
+PY
+}
+
+# status_field TEXT FIELD: the value of "FIELD:" in a /proc/PID/status dump
+status_field() { printf '%s\n' "$1" | awk -v f="$2:" '$1 == f {print $2}'; }
+
+# A seccomp profile: mkdir/mkdirat fail with EPERM, everything else allowed.
+SECCOMP_MKDIR_EPERM="{'defaultAction':'SCMP_ACT_ALLOW','architectures':['SCMP_ARCH_X86_64','SCMP_ARCH_X86','SCMP_ARCH_X32'],'syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_ERRNO','errnoRet':1}]}"
+
+# Guards src/linux/caps.c (crt_caps_apply: bounding, effective, permitted,
+# inheritable, ambient) and the PR_SET_NO_NEW_PRIVS calls in
+# src/container/create.c: the default spec's three capabilities, nothing more.
+test_default_caps_and_nnp() {
+  make_bundle "$T/b" cat /proc/self/status
+  local want; want=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["process"]["capabilities"]["bounding"]))' "$T/b/config.json")
+  want=$(cap_mask $want)
+  assert_eq 0000000020000420 "$want" "mask of the default spec's capabilities"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null; assert_eq 0 "$rc" "run: $out"
+  local f
+  for f in CapBnd CapEff CapPrm; do assert_eq "$want" "$(status_field "$out" $f)" "$f"; done
+  assert_eq 0000000000000000 "$(status_field "$out" CapInh)" "CapInh"
+  assert_eq 1 "$(status_field "$out" NoNewPrivs)" "NoNewPrivs"
+  assert_eq 0 "$(status_field "$out" Seccomp)" "Seccomp without a profile"
+}
+
+# Guards src/linux/seccomp.c (crt_seccomp_compile/load) and its call in
+# src/container/create.c.
+test_seccomp_errno_rule() {
+  make_bundle "$T/b" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/x; echo "mkdir=$?"; ls -d /tmp/x'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "NoNewPrivs:	1"
+  assert_contains "$out" "mkdir: can't create directory '/tmp/x': Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$out" "ls: /tmp/x: No such file or directory"
+}
+
+# Guards the argument conditions in src/linux/seccomp.c (add_rule_args):
+# personality(PER_LINUX32 = 8) is refused, personality(PER_LINUX = 0) is not.
+# Without the condition the rule would refuse both; without the rule, neither.
+test_seccomp_arg_filter() {
+  make_bundle "$T/b" sh -c 'linux32 true; echo "linux32=$?"; linux64 true; echo "linux64=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['personality'],'action':'SCMP_ACT_ERRNO','errnoRet':22,'args':[{'index':0,'value':8,'op':'SCMP_CMP_EQ'}]}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "linux32=1"
+  assert_contains "$out" "Invalid argument"
+  assert_contains "$out" "linux64=0"
+  # The same with a masked comparison: (arg0 & 0xff) == 8
+  bundle_edit "$T/b" "c['linux']['seccomp']['syscalls'][0]['args']=[{'index':0,'value':255,'valueTwo':8,'op':'SCMP_CMP_MASKED_EQ'}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "linux32=1"
+  assert_contains "$out" "linux64=0"
+}
+
+# What static busybox sh, echo, mkdir and cat need, plus what crt itself
+# calls between loading the filter and execve.  mkdir/mkdirat are absent.
+ALLOW_LIST="['read','write','writev','readv','open','openat','close','close_range','stat','fstat','lstat','newfstatat','statx','mmap','mprotect','munmap','brk','rt_sigaction','rt_sigprocmask','rt_sigreturn','ioctl','access','faccessat','faccessat2','execve','execveat','exit','exit_group','getpid','getppid','gettid','getuid','geteuid','getgid','getegid','getpgrp','setpgid','fcntl','dup','dup2','dup3','wait4','waitid','clone','clone3','fork','vfork','arch_prctl','set_tid_address','set_robust_list','rseq','uname','getcwd','chdir','prctl','getdents64','lseek','pipe','pipe2','readlink','readlinkat','prlimit64','getrlimit','sysinfo','futex','getrandom','poll','ppoll','pselect6','select','kill','tgkill','umask','sched_getaffinity','madvise','mremap']"
+
+# Guards the default action of src/linux/seccomp.c (seccomp_init with the
+# defaultAction and defaultErrnoRet): unlisted syscalls fail with that errno.
+test_seccomp_default_errno_allow_list() {
+  make_bundle "$T/b" sh -c 'echo allowed; mkdir /tmp/x; echo "mkdir=$?"; cat /proc/self/status | grep Seccomp:'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':13,'architectures':['SCMP_ARCH_X86_64'],'syscalls':[{'names':$ALLOW_LIST,'action':'SCMP_ACT_ALLOW'}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with an allow-list: $out"
+  assert_contains "$out" "allowed"
+  assert_contains "$out" "mkdir: can't create directory '/tmp/x': Permission denied"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$out" "Seccomp:	2"
+}
+
+# Guards resolve_action in src/linux/seccomp.c / the spec validation, and
+# undo_create in src/container/create.c: a config error leaves nothing.
+test_seccomp_unknown_action() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['mkdir'],'action':'SCMP_ACT_BOGUS'}]}"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with an unknown action"
+  assert_contains "$out" ".linux.seccomp.syscalls[0].action"
+  assert_contains "$out" "SCMP_ACT_BOGUS"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir $CRT_ROOT/$id left behind"
+  run_rc crt state "$id"; assert_eq 1 "$rc" "state of the failed container"
+}
+
+# Guards the seccomp load order in src/container/create.c: without
+# noNewPrivileges the filter is loaded while CAP_SYS_ADMIN is still held.
+test_seccomp_without_nnp() {
+  make_bundle "$T/b" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/x; echo "mkdir=$?"'
+  bundle_edit "$T/b" "c['process']['noNewPrivileges']=False; c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_contains "$out" "NoNewPrivs:	0"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  # exec loads it too (src/container/exec.c)
+  make_bundle "$T/c" sleep 100
+  bundle_edit "$T/c" "c['process']['noNewPrivileges']=False; c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/y; echo "mkdir=$?"'
+  assert_contains "$out" "NoNewPrivs:	0"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "mkdir=1"
+  crt delete -f "$id"
+}
