@@ -127,3 +127,71 @@ test_seccomp_without_nnp() {
   assert_contains "$out" "mkdir=1"
   crt delete -f "$id"
 }
+
+# start_agent ERRNO: builds and starts tests/lib/seccomp_agent.c on
+# $T/agent.sock; sets $agent_pid.
+start_agent() {
+  cc -O2 -Wall -o "$T/agent" "$REPO/tests/lib/seccomp_agent.c" -lseccomp || fail "building the seccomp agent"
+  "$T/agent" "$T/agent.sock" "$T/agent.state" "$1" >"$T/agent.out" 2>"$T/agent.err" &
+  agent_pid=$!
+  wait_for grep -q ready "$T/agent.out" || fail "agent did not start: $(cat "$T/agent.err")"
+}
+
+# notify_profile: mkdir/mkdirat go to the agent on $T/agent.sock
+notify_profile() {
+  echo "{'defaultAction':'SCMP_ACT_ALLOW','listenerPath':'$T/agent.sock','listenerMetadata':'meta-$1','syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_NOTIFY'}]}"
+}
+
+# Guards SCMP_ACT_NOTIFY in src/linux/seccomp.c (crt_seccomp_send_listener,
+# listener_json) and the SECCOMP_FD hand-over in src/container/create.c:
+# the agent's answer is what the container sees.
+test_seccomp_notify_agent_fakes_success() {
+  start_agent 0
+  make_bundle "$T/b" sh -c 'mkdir /tmp/fake; echo "mkdir=$?"; ls -d /tmp/fake 2>&1; mkdir /tmp/fake; echo "again=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile x)"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  wait "$agent_pid"; local arc=$?
+  assert_eq 0 "$rc" "run: $out"
+  # the agent said success without creating anything, twice
+  assert_contains "$out" "mkdir=0"
+  assert_contains "$out" "ls: /tmp/fake: No such file or directory"
+  assert_contains "$out" "again=0"
+  assert_eq 0 "$arc" "agent exit status: $(cat "$T/agent.err")"
+  python3 - "$T/agent.state" "$id" "$T/b" <<'PY' || fail "ContainerProcessState: $(cat "$T/agent.state")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["ociVersion"].startswith("1."), s
+assert s["fds"] == ["seccompFd"], s
+assert s["metadata"] == "meta-x", s
+assert s["pid"] > 0 and s["state"]["pid"] == s["pid"], s
+st = s["state"]
+assert st["id"] == sys.argv[2] and st["status"] == "creating", st
+assert st["bundle"] == sys.argv[3], st
+PY
+}
+
+# The agent answers with an errno of its choosing (EXDEV: nothing else in
+# the path would produce it).
+test_seccomp_notify_agent_errno() {
+  start_agent 18
+  make_bundle "$T/b" sh -c 'mkdir /tmp/x; echo "mkdir=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile y)"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  wait "$agent_pid"
+  assert_contains "$out" "Invalid cross-device link"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$(cat "$T/agent.err")" "-> -18"
+}
+
+# Without an agent listening, create fails naming the listener and leaves
+# nothing behind.
+test_seccomp_notify_no_agent() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile z)"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run without an agent"
+  assert_contains "$out" "$T/agent.sock"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+}
