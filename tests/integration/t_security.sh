@@ -195,3 +195,83 @@ test_seccomp_notify_no_agent() {
   assert_contains "$out" "$T/agent.sock"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
 }
+
+# Guards maskedPaths/readonlyPaths in src/linux/rootfs.c (the default spec's
+# lists): the host has these files with content, the container does not.
+test_masked_and_readonly_paths() {
+  make_bundle "$T/b" sh -c '
+    for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e $f ] && echo "$f=$(wc -c <$f)"; done
+    echo "firmware=$(ls -A /sys/firmware | wc -l)"
+    echo x >/proc/sys/kernel/hostname; echo "sysctl=$?"
+    echo 1 >/proc/sys/vm/drop_caches; echo "drop_caches=$?"
+    if [ -e /proc/sysrq-trigger ]; then echo h >/proc/sysrq-trigger; echo "sysrq=$?"; fi
+    grep -E " /proc/(sys|sysrq-trigger|bus|fs|irq) " /proc/self/mountinfo'
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  [ -n "$(cat /proc/keys)" ] || fail "host /proc/keys is empty: the test would prove nothing"
+  assert_contains "$out" "/proc/keys=0"
+  if [ -e /proc/timer_list ]; then assert_contains "$out" "/proc/timer_list=0"; fi
+  if [ -e /proc/kcore ]; then assert_contains "$out" "/proc/kcore=0"; else echo "host has no /proc/kcore: not checked"; fi
+  [ -n "$(ls -A /sys/firmware)" ] || fail "host /sys/firmware is empty"
+  assert_contains "$out" "firmware=0"
+  assert_contains "$out" "sysctl=1"
+  assert_contains "$out" "/proc/sys/kernel/hostname: Read-only file system"
+  assert_contains "$out" "drop_caches=1"
+  if [ -e /proc/sysrq-trigger ]; then assert_contains "$out" "sysrq=1"; else echo "host has no /proc/sysrq-trigger: not checked"; fi
+  # the read-only binds themselves
+  local p
+  for p in /proc/sys /proc/bus /proc/fs /proc/irq; do
+    [ -e "$p" ] || continue
+    printf '%s\n' "$out" | grep -E " $p " | grep -qE " ro(,|$| )" || fail "$p not mounted read-only: $out"
+  done
+  # the host's hostname is untouched
+  assert_ne x "$(cat /proc/sys/kernel/hostname)" "host hostname"
+}
+
+# Guards src/linux/cloned_binary.c (CVE-2019-5736).  The attack: a process
+# in a container that shares the host pid namespace opens /proc/PID/exe of
+# the parked container init (which is still crt), keeps the fd, and once
+# start has exec'd the payload writes through it into the runtime binary.
+# Run against a copy of crt, so that a failure cannot damage ./crt.
+test_cve_2019_5736_cloned_binary() {
+  local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
+  local sum; sum=$(sha256sum <"$victim")
+  local vid; vid=$(new_id)
+  make_bundle "$T/v" sleep 100
+  "$victim" --root "$CRT_ROOT" create -b "$T/v" "$vid" </dev/null >/dev/null 2>&1 || fail "create victim"
+  local pid; pid=$(state_field "$vid" pid)
+  assert_eq "/memfd:crt (deleted)" "$(readlink /proc/$pid/exe)" "exe of the parked init"
+  # from the host: neither the running copy nor a reopen of it is writable
+  python3 - "$pid" <<'PY' || fail "host could write to /proc/$pid/exe"
+import errno, os, sys
+p = "/proc/%s/exe" % sys.argv[1]
+for path in (p, "/proc/self/fd/%d" % os.open(p, os.O_RDONLY)):
+    try:
+        os.open(path, os.O_WRONLY)
+    except OSError as e:
+        assert e.errno in (errno.ETXTBSY, errno.EPERM), e
+    else:
+        sys.exit("opened %s for writing" % path)
+PY
+  # the attacker: host pid namespace, default capabilities
+  mkdir -p "$T/shared"
+  make_bundle "$T/a" sh -c '
+    exec 5</proc/'"$pid"'/exe || exit 3
+    echo "held=$(readlink /proc/self/fd/5)" >/shared/held
+    while [ ! -e /shared/go ]; do sleep 0.05; done
+    echo evil >/proc/self/fd/5; echo "write=$?"; echo evil >>/proc/self/fd/5; echo "append=$?"'
+  bundle_edit "$T/a" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']; c['mounts'].append({'destination':'/shared','type':'bind','source':'$T/shared','options':['rbind']})"
+  local aid; aid=$(new_id)
+  crt run -b "$T/a" "$aid" </dev/null >"$T/attack.out" 2>&1 &
+  local apid=$!
+  wait_for test -s "$T/shared/held" || fail "attacker could not open /proc/$pid/exe: $(cat "$T/attack.out")"
+  assert_eq "held=/memfd:crt (deleted)" "$(cat "$T/shared/held")" "what the attacker holds"
+  "$victim" --root "$CRT_ROOT" start "$vid" || fail "start victim"
+  assert_eq sleep "$(cat /proc/$pid/comm)" "victim init after start"
+  touch "$T/shared/go"
+  wait "$apid"
+  local a; a=$(cat "$T/attack.out")
+  assert_contains "$a" "write=1"
+  assert_contains "$a" "append=1"
+  assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary after the attack"
+  crt delete -f "$vid"
+}
