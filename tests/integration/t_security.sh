@@ -275,3 +275,68 @@ PY
   assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary after the attack"
   crt delete -f "$vid"
 }
+
+# Guards crt_cloexec_fds_from (src/util/fs.c) as called before execve in
+# src/container/create.c and exec.c (CVE-2024-21626): fds the caller leaks
+# into crt (7: a host directory, 8: a host file) and crt's own never reach
+# the container.  runc shows the same list.
+test_cve_2024_21626_no_leaked_fds() {
+  make_bundle "$T/b" sh -c 'echo $(ls /proc/self/fd)'
+  exec 7<"$T" 8>"$T/leak"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "0 1 2 3" "$out" "fds in the container (3 is ls's own)"
+  if command -v runc >/dev/null; then
+    local r; r=$(runc --root "$T/runc" run -b "$T/b" "$(new_id)" </dev/null 2>&1)
+    assert_eq "$r" "$out" "fds: crt vs runc"
+  fi
+  make_bundle "$T/c" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'echo $(ls /proc/self/fd)'
+  assert_eq "0 1 2 3" "$out" "fds in an exec'd process"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "0 1 2" "$(ls /proc/$pid/fd | sort -n | xargs)" "fds of the container init"
+  exec 7<&- 8>&-
+  crt delete -f "$id"
+}
+
+# Guards crt_set_cwd (src/linux/process.c, CVE-2024-21626): a cwd reached
+# through an fd crt holds (or one leaked into it) is refused, never entered.
+test_cve_2024_21626_cwd_through_fd() {
+  make_bundle "$T/b" sh -c 'readlink /proc/self/cwd'
+  exec 7<"$T"
+  local n
+  for n in 3 4 5 6 8 9 10; do
+    bundle_edit "$T/b" "c['process']['cwd']='/proc/self/fd/$n'"
+    run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+    if [ "$rc" = 0 ]; then
+      # it may only land inside the container: a path from its root
+      case "$out" in /*) ;; *) fail "cwd /proc/self/fd/$n: $out" ;; esac
+      assert_not_contains "$out" "$T" "cwd /proc/self/fd/$n"
+    else
+      assert_contains "$out" "/proc/self/fd/$n" "error for cwd /proc/self/fd/$n"
+    fi
+  done
+  # fd 7 is a host directory: chdir works, so only the check stops it
+  bundle_edit "$T/b" "c['process']['cwd']='/proc/self/fd/7'"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 1 "$rc" "cwd through the leaked fd 7: $out"
+  assert_contains "$out" 'cwd "/proc/self/fd/7" is outside the container root'
+  # the same for exec --cwd
+  make_bundle "$T/c" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  for n in 3 4 5 6 8 9; do
+    run_rc crt exec --cwd "/proc/self/fd/$n" "$id" readlink /proc/self/cwd
+    if [ "$rc" = 0 ]; then
+      case "$out" in /*) ;; *) fail "exec --cwd /proc/self/fd/$n: $out" ;; esac
+      assert_not_contains "$out" "$T" "exec --cwd /proc/self/fd/$n"
+    fi
+  done
+  run_rc crt exec --cwd /proc/self/fd/7 "$id" readlink /proc/self/cwd
+  assert_eq 255 "$rc" "exec --cwd through the leaked fd 7 (runc: 255): $out"
+  assert_contains "$out" "outside the container root"
+  exec 7<&-
+  crt delete -f "$id"
+}
