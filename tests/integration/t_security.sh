@@ -340,3 +340,69 @@ test_cve_2024_21626_cwd_through_fd() {
   exec 7<&-
   crt delete -f "$id"
 }
+
+# host_untouched DIR: nothing was created in DIR on the host
+host_untouched() { [ -z "$(ls -A "$1")" ] || fail "host directory $1 was written: $(ls -A "$1")"; }
+
+# Guards the in-root resolution of mount destinations in src/linux/resolve.c
+# and mounts.c (CVE-2021-30465 family): symlinks and ".." in a destination
+# are resolved as if the rootfs were "/", so every mount lands inside it.
+test_mount_destination_symlinks_stay_inside() {
+  mkdir -p "$T/host" "$T/src"; echo from-src >"$T/src/file"
+  make_bundle "$T/b" sh -c 'grep -E " /(escape|tmp/|abs|rel)" /proc/self/mountinfo | cut -d" " -f5,9; cat '"$T/host/bind5/file"' /abs/escape2/file'
+  ln -s / "$T/b/rootfs/evil"                  # to the root
+  ln -s "$T/host" "$T/b/rootfs/abs"           # to the host path, absolutely
+  ln -s "../../../../../../../..$T/host" "$T/b/rootfs/rel"  # and relatively
+  bundle_edit "$T/b" "c['mounts'] += [
+    {'destination':'/evil/escape1','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/abs/escape2','type':'bind','source':'$T/src','options':['rbind','ro']},
+    {'destination':'/rel/escape3','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/../../../..$T/host/escape4','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/tmp/../../../..$T/host/bind5','type':'bind','source':'$T/src','options':['rbind']}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  host_untouched "$T/host"
+  assert_contains "$out" "/escape1 tmpfs"
+  assert_contains "$out" "$T/host/escape2 "
+  assert_contains "$out" "$T/host/escape3 tmpfs"
+  assert_contains "$out" "$T/host/escape4 tmpfs"
+  assert_contains "$out" "$T/host/bind5 "
+  assert_contains "$out" "from-src
+from-src"
+  # the directories were made inside the rootfs
+  local d
+  for d in escape1 "$T/host/escape2" "$T/host/escape3" "$T/host/escape4" "$T/host/bind5"; do
+    [ -d "$T/b/rootfs/$d" ] || fail "mount point $d not inside the rootfs"
+  done
+  [ ! -e /escape1 ] || fail "/escape1 made on the host"
+  grep -q "$T/host" /proc/self/mountinfo && fail "a mount reached the host's $T/host"
+  return 0
+}
+
+# Guards the symlink check for proc/sysfs destinations in src/linux/mounts.c
+# (CVE-2019-16884): mounting proc through a symlink would put it wherever
+# the symlink points.  create fails, names the mount, leaves nothing.
+test_proc_sys_over_symlink_refused() {
+  local name fs
+  for name in proc sys; do
+    mkdir -p "$T/host-$name"
+    make_bundle "$T/$name" true
+    rmdir "$T/$name/rootfs/$name"
+    ln -s "$T/host-$name" "$T/$name/rootfs/$name"
+    local id; id=$(new_id)
+    run_rc crt create -b "$T/$name" "$id" </dev/null
+    assert_eq 1 "$rc" "create with /$name a symlink"
+    [ $name = proc ] && fs=proc || fs=sysfs
+    assert_contains "$out" "destination \"/$name\": $fs must be mounted on a directory, not a symlink"
+    [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+    host_untouched "$T/host-$name"
+    grep -q "$T" /proc/self/mountinfo && fail "mount left behind"
+    # a relative symlink inside the rootfs is refused too
+    rm "$T/$name/rootfs/$name"; mkdir "$T/$name/rootfs/real"; ln -s real "$T/$name/rootfs/$name"
+    run_rc crt create -b "$T/$name" "$id" </dev/null
+    assert_eq 1 "$rc" "create with /$name -> real"
+    assert_contains "$out" "not a symlink"
+    [ -z "$(ls -A "$T/$name/rootfs/real")" ] || fail "$fs mounted through the symlink"
+  done
+  return 0
+}
