@@ -458,3 +458,40 @@ test_unknown_capability_in_config() {
     [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
   done
 }
+
+# Guards src/linux/cloned_binary.c for `crt exec` (CVE-2019-5736): the crt
+# process that enters the container runs from the sealed memfd too.  It is
+# caught in the act by exec'ing into a paused container: the freezer stops
+# it inside the container's cgroup, before its execve.
+test_cve_2019_5736_exec_runs_from_memfd() {
+  local sum; sum=$(sha256sum <"$CRT_BIN")
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  local init; init=$(state_field "$id" pid)
+  local cg; cg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cgroup_path"])' "$CRT_ROOT/$id/state.json")
+  local procs=/sys/fs/cgroup/freezer$cg/cgroup.procs
+  [ -f "$procs" ] || procs=/sys/fs/cgroup$cg/cgroup.procs
+  crt pause "$id" || fail "pause"
+  crt exec --ignore-paused "$id" echo entered >"$T/exec.out" 2>&1 &
+  local epid=$!
+  wait_for sh -c 'test "$(wc -l <"$1")" -ge 2' - "$procs" || { crt resume "$id"; fail "exec'd process never reached the cgroup"; }
+  local p; p=$(grep -vx "$init" "$procs" | head -1)
+  local exe; exe=$(readlink "/proc/$p/exe")
+  python3 - "$p" <<'PY'; local prc=$?
+import errno, os, sys
+try:
+    os.open("/proc/%s/exe" % sys.argv[1], os.O_WRONLY)
+except OSError as e:
+    sys.exit(0 if e.errno in (errno.ETXTBSY, errno.EPERM) else "open: %s" % e)
+sys.exit("opened the exe of the entering process for writing")
+PY
+  crt resume "$id" || fail "resume"
+  wait "$epid"; local erc=$?
+  assert_eq "/memfd:crt (deleted)" "$exe" "exe of the process entering the container"
+  assert_eq 0 "$prc" "host open of its exe for writing"
+  assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
+  assert_eq entered "$(cat "$T/exec.out")" "exec output"
+  assert_eq "$sum" "$(sha256sum <"$CRT_BIN")" "hash of ./crt"
+  crt delete -f "$id"
+}
