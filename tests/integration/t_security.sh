@@ -55,6 +55,17 @@ test_seccomp_errno_rule() {
   assert_contains "$out" "mkdir: can't create directory '/tmp/x': Operation not permitted"
   assert_contains "$out" "mkdir=1"
   assert_contains "$out" "ls: /tmp/x: No such file or directory"
+  # an exec'd process gets the filter as well (src/container/exec.c)
+  make_bundle "$T/c" sleep 100
+  bundle_edit "$T/c" "c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/y; echo "mkdir=$?"'
+  assert_contains "$out" "NoNewPrivs:	1"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  crt delete -f "$id"
 }
 
 # Guards the argument conditions in src/linux/seccomp.c (add_rule_args):
