@@ -540,3 +540,14 @@ PY
   assert_eq "$sum" "$(sha256sum <"$CRT_BIN")" "hash of ./crt"
   crt delete -f "$id"
 }
+
+# Guards the action table of src/linux/seccomp.c: SCMP_ACT_KILL_PROCESS
+# kills the process with SIGSYS: a forked one, then the init itself
+# (run exits 128+31, like runc).
+test_seccomp_kill_process() {
+  make_bundle "$T/b" sh -c 'mkdir /tmp/x; echo "child=$?"; exec mkdir /tmp/x'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_KILL_PROCESS'}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 159 "$rc" "exit status after SIGSYS: $out"
+  assert_contains "$out" "child=159" "a forked mkdir dies of SIGSYS"
+}
