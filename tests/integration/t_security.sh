@@ -393,7 +393,10 @@ host_untouched() { [ -z "$(ls -A "$1")" ] || fail "host directory $1 was written
 # and mounts.c (CVE-2021-30465 family): symlinks and ".." in a destination
 # are resolved as if the rootfs were "/", so every mount lands inside it.
 test_mount_destination_symlinks_stay_inside() {
-  mkdir -p "$T/host" "$T/src"; echo from-src >"$T/src/file"
+  mkdir -p "$T/host" "$T/src" "$T/vol"; echo from-src >"$T/src/file"
+  # a symlink that only appears once a volume is mounted (the CVE's setup,
+  # without the race: the attacker controls the shared volume)
+  ln -s "$T/host" "$T/vol/x"
   make_bundle "$T/b" sh -c 'grep -E " /(escape|tmp/|abs|rel)" /proc/self/mountinfo | cut -d" " -f5,9; cat '"$T/host/bind5/file"' /abs/escape2/file'
   ln -s / "$T/b/rootfs/evil"                  # to the root
   ln -s "$T/host" "$T/b/rootfs/abs"           # to the host path, absolutely
@@ -403,7 +406,9 @@ test_mount_destination_symlinks_stay_inside() {
     {'destination':'/abs/escape2','type':'bind','source':'$T/src','options':['rbind','ro']},
     {'destination':'/rel/escape3','type':'tmpfs','source':'tmpfs'},
     {'destination':'/../../../..$T/host/escape4','type':'tmpfs','source':'tmpfs'},
-    {'destination':'/tmp/../../../..$T/host/bind5','type':'bind','source':'$T/src','options':['rbind']}]"
+    {'destination':'/tmp/../../../..$T/host/bind5','type':'bind','source':'$T/src','options':['rbind']},
+    {'destination':'/vol','type':'bind','source':'$T/vol','options':['rbind']},
+    {'destination':'/vol/x/escape6','type':'tmpfs','source':'tmpfs'}]"
   run_rc crt run -b "$T/b" "$(new_id)" </dev/null
   assert_eq 0 "$rc" "run: $out"
   host_untouched "$T/host"
@@ -412,11 +417,13 @@ test_mount_destination_symlinks_stay_inside() {
   assert_contains "$out" "$T/host/escape3 tmpfs"
   assert_contains "$out" "$T/host/escape4 tmpfs"
   assert_contains "$out" "$T/host/bind5 "
+  assert_contains "$out" "$T/host/escape6 tmpfs"
+  [ "$(ls -A "$T/vol")" = x ] || fail "the volume was written: $(ls -A "$T/vol")"
   assert_contains "$out" "from-src
 from-src"
   # the directories were made inside the rootfs
   local d
-  for d in escape1 "$T/host/escape2" "$T/host/escape3" "$T/host/escape4" "$T/host/bind5"; do
+  for d in escape1 "$T/host/escape2" "$T/host/escape3" "$T/host/escape4" "$T/host/bind5" "$T/host/escape6"; do
     [ -d "$T/b/rootfs/$d" ] || fail "mount point $d not inside the rootfs"
   done
   [ ! -e /escape1 ] || fail "/escape1 made on the host"
