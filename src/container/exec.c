@@ -122,9 +122,8 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
     cleanup_err crt_err *eof = NULL;
     if (crt_sync_recv(sock, m, &eof) < 0) return 0; /* closed: exec'd or failed */
     if (m->type != CRT_SYNC_SECCOMP_FD || m->fd < 0) continue;
-    crt_state st = *s;
-    st.pid = pid;
-    cleanup_free char *json = crt_state_json(&st, CRT_STATUS_RUNNING, false);
+    /* the container's state (its init's pid); ContainerProcessState.pid is ours */
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
     int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, pid, json, err);
     close(m->fd);
     if (rc < 0) return -1;
