@@ -107,6 +107,13 @@ static void init_main(init_ctx *c) {
   }
   TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   char *cgroup_path = strdup(m->data);
+  /* Our own fd table, reachable after pivot_root/chroot even when the
+   * container has no /proc: the exec FIFO is reopened through it. */
+  int selffd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (selffd < 0) {
+    crt_error(&err, errno, "open /proc/self/fd");
+    init_fail(c->sync, err);
+  }
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     init_fail(c->sync, err);
@@ -124,16 +131,24 @@ static void init_main(init_ctx *c) {
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = cgroup_path};
-  TRY(crt_rootfs_prepare(&rc, &err));
+  /* Without a mount namespace nothing may be mounted (it would be the
+   * host's): the process is only chrooted into root.path, as in runc. */
+  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
+  if (mntns) TRY(crt_rootfs_prepare(&rc, &err));
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
   TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   char *state_json = strdup(m->data);
   if (spec->hooks && crt_hooks_run(&spec->hooks->create_container, "createContainer", state_json, &err) < 0)
     init_fail(c->sync, err);
-  TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
-  if (p->terminal) TRY(crt_terminal_setup(p, c->console, true, &err));
+  if (mntns) {
+    TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
+  } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
+    crt_error(&err, errno, "chroot %s", c->rootfs);
+    init_fail(c->sync, err);
+  }
+  if (p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
   if (c->console >= 0) close(c->console);
-  TRY(crt_rootfs_finalize(&rc, &err));
+  if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
   cleanup_free char *exe = NULL;
   TRY(crt_find_executable(p, &exe, &err));
@@ -186,11 +201,12 @@ static void init_main(init_ctx *c) {
 
   /* Parked until `start` opens the other end.  The write end is
    * O_CLOEXEC: start reads EOF exactly when execve has happened. */
-  char fifo_path[64];
-  snprintf(fifo_path, sizeof fifo_path, "/proc/self/fd/%d", c->fifo);
-  int wfd = open(fifo_path, O_WRONLY | O_CLOEXEC);
+  char fifo_name[32];
+  snprintf(fifo_name, sizeof fifo_name, "%d", c->fifo);
+  int wfd = openat(selffd, fifo_name, O_WRONLY | O_CLOEXEC);
   if (wfd < 0) _exit(1);
   close(c->fifo);
+  close(selffd);
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (filter && p->no_new_privileges && !listener && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
   if (spec->hooks && spec->hooks->start_container.len &&
@@ -414,10 +430,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_error(err, ENOTDIR, "rootfs %s", rootfs);
     goto out;
   }
-  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) {
-    crt_error(err, 0, "config.json: .linux.namespaces: a mount namespace is required");
-    goto out;
-  }
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT) && spec->n_mounts)
+    crt_warn("config.json: .linux.namespaces: no mount namespace: mounts, masked and read-only paths are not applied");
   if (crt_mkdir_p(o->root, 0700, err) < 0) goto out;
   if (crt_container_dir(o->root, o->id, dir, sizeof dir, err) < 0) goto out;
   if (mkdir(dir, 0700) < 0) {
