@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -124,4 +125,12 @@ int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_js
       return crt_error_wrap(err, "error running %s hook #%zu (%s)", kind, i, hooks->v[i].path);
   }
   return 0;
+}
+
+void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json) {
+  for (size_t i = 0; hooks && i < hooks->len; i++) {
+    cleanup_err crt_err *err = NULL;
+    if (run_one(&hooks->v[i], state_json, &err) < 0)
+      crt_warn("error running %s hook #%zu (%s): %s", kind, i, hooks->v[i].path, err->msg);
+  }
 }

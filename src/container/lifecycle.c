@@ -169,7 +169,7 @@ static void run_poststop(const crt_state *s) {
   }
   if (spec->hooks && spec->hooks->poststop.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
-    if (crt_hooks_run(&spec->hooks->poststop, "poststop", json, &e) < 0) crt_warn("%s", e->msg);
+    crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
   }
   crt_spec_free(spec);
 }

@@ -94,11 +94,13 @@ test_failing_start_hooks_stop_container() {
 test_failing_poststop_is_a_warning() {
   make_bundle "$T/b" true
   add_hook "$T/b" poststop "exit 9"
+  add_hook "$T/b" poststop "echo second-ran > $T/second"
   local id; id=$(new_id)
   crt run --keep --bundle "$T/b" "$id"
   run_rc crt delete "$id"
   assert_eq 0 "$rc" "delete succeeds"
   assert_contains "$out" "poststop"
+  assert_eq second-ran "$(cat "$T/second" 2>/dev/null)" "the remaining poststop hooks run"
   [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left"
 }
 
