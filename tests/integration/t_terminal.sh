@@ -307,3 +307,18 @@ test_passthrough_no_fd_leak() {
   assert_eq "0 1 2 3" "$(crt run -b "$T/ls" "$id" </dev/null | tr '\n' ' ' | sed 's/ $//')" "fds with a pipe as stdout"
   no_trace "$id"
 }
+
+# terminal:true in the foreground with stdin and stdout not ttys: crt
+# still copies through the pty, and at stdin's EOF sends VEOF so `cat`
+# ends.  (runc 1.1.5 refuses this without a controlling tty.)
+test_foreground_tty_piped() {
+  local id; id=$(new_id)
+  term_bundle "$T/b" sh -c 'cat; echo cat-rc=$?; exit 4'
+  local got; got=$(echo abc | timeout 10 "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$id")
+  assert_eq 4 "$?" "exit status through the pty"
+  # The pty echoes the input line, then cat prints it.
+  assert_eq "abc
+abc
+cat-rc=0" "$(printf '%s' "$got" | tr -d '\r')" "output through the pty"
+  no_trace "$id"
+}
