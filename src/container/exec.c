@@ -53,6 +53,8 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
   if (c->console >= 0) close(c->console);
+  /* foreground tty: wait until the runtime has set the master's modes */
+  if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
   cleanup_free char *exe = NULL;
   XTRY(crt_find_executable(p, &exe, &err));
   crt_seccomp_filter *filter = NULL;
@@ -138,6 +140,7 @@ static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err
     return 0;
   }
   if (o->console_socket) {
+    if (!o->detach) return crt_error(err, 0, "cannot use console socket if runc will not detach or allocate tty");
     *console = crt_console_socket_connect(o->console_socket, err);
     return *console < 0 ? -1 : 0;
   }
@@ -165,7 +168,7 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
 int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
   crt_state *s = NULL;
   crt_spec *spec = NULL;
-  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1;
+  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1, master = -1;
   pid_t pid = 0;
   *exit_status = 255;
   if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
@@ -211,6 +214,12 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     goto out;
   }
   crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
+  if (ours_tty >= 0) {
+    /* no master means the process failed first: its error is on the pipe */
+    cleanup_err crt_err *terr = NULL;
+    if (crt_terminal_recv_master(ours_tty, &master, &terr) == 0 && crt_terminal_master_prepare(master, &terr) == 0)
+      crt_sync_send(sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1);
+  }
   /* The sync socket closes at execve (or failure); before that the process
    * may hand over a seccomp notify fd. */
   if (serve_seccomp(sp[0], spec, s, pid, err) < 0) {
@@ -232,12 +241,11 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     rc = 0;
     goto out;
   }
-  if (ours_tty >= 0) {
-    int master = -1;
-    if (crt_terminal_recv_master(ours_tty, &master, err) < 0) goto out;
+  if (master >= 0) {
     cleanup_err crt_err *terr = NULL;
     if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
     close(master);
+    master = -1;
   }
   *exit_status = crt_wait_forward(pid);
   rc = 0;
@@ -249,6 +257,7 @@ out:
   }
   if (console >= 0) close(console);
   if (ours_tty >= 0) close(ours_tty);
+  if (master >= 0) close(master);
   crt_spec_free(spec);
   crt_state_free(s);
   return rc;

@@ -110,14 +110,10 @@ exec-done" "$(tty_text ex)" "exec output on its own pty"
   # Without -t an exec gets no terminal, even in a terminal:true container
   # (runc: exec -d ID true works; --console-socket without -t is refused).
   run_rc crt exec -d "$id" true
-  if [ "$rc" != 0 ] && [[ $out == *"cannot allocate tty"* ]]; then
-    echo "KNOWN BUG (reported, not failing): exec without -t inherits process.terminal from config.json: $out"
-  else
-    assert_eq 0 "$rc" "exec -d without -t in a terminal:true container: $out"
-    run_rc crt exec -d --console-socket "$T/nosock" "$id" true
-    assert_eq 255 "$rc" "exec --console-socket without -t (runc: 255)"
-    assert_contains "$out" "cannot use console socket if"
-  fi
+  assert_eq 0 "$rc" "exec -d without -t in a terminal:true container: $out"
+  run_rc crt exec -d --console-socket "$T/nosock" "$id" true
+  assert_eq 255 "$rc" "exec --console-socket without -t (runc: 255)"
+  assert_contains "$out" "cannot use console socket if"
 
   crt delete -f "$id" || fail "delete -f"
   recvtty_wait "$rinit" init
@@ -173,14 +169,9 @@ test_console_socket_foreground_refused() {
   recvtty_start tty null; local rp=$RECVTTY_PID
   run_rc timeout 10 "$CRT_BIN" --root "$CRT_ROOT" run --console-socket "$T/tty.sock" -b "$T/b" "$id" </dev/null
   kill "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
-  if [ "$rc" = 0 ]; then
-    echo "SKIP (known core bug, reported): crt run --console-socket without -d is accepted; runc refuses it"
-    crt delete -f "$id" >/dev/null 2>&1
-  else
-    assert_eq 1 "$rc" "run --console-socket in the foreground"
-    assert_contains "$out" "cannot use console socket"
-    no_trace "$id"
-  fi
+  assert_eq 1 "$rc" "run --console-socket in the foreground"
+  assert_contains "$out" "cannot use console socket"
+  no_trace "$id"
 
   term_bundle "$T/s" sleep 100
   recvtty_start init null; local rinit=$RECVTTY_PID
@@ -188,12 +179,8 @@ test_console_socket_foreground_refused() {
   recvtty_start ex null; local rex=$RECVTTY_PID
   run_rc timeout 10 "$CRT_BIN" --root "$CRT_ROOT" exec -t --console-socket "$T/ex.sock" "$id" true </dev/null
   kill "$rex" 2>/dev/null; wait "$rex" 2>/dev/null
-  if [ "$rc" = 0 ]; then
-    echo "SKIP (known core bug, reported): crt exec -t --console-socket without -d is accepted; runc refuses it"
-  else
-    assert_eq 255 "$rc" "exec -t --console-socket in the foreground (runc: 255)"
-    assert_contains "$out" "cannot use console socket"
-  fi
+  assert_eq 255 "$rc" "exec -t --console-socket in the foreground (runc: 255)"
+  assert_contains "$out" "cannot use console socket"
   crt delete -f "$id" || fail "delete -f"
   recvtty_wait "$rinit" init
 }
@@ -242,7 +229,7 @@ EOF
   # Only 0 1 2 (+ ls's own dir fd); the pty's \n arrives as \n (onlcr off).
   assert_eq "0  1  2  3" "$(tr -d '\r' <"$T/ls.out")" "fds of a foreground tty process"
   [ "$(tr -d '\r' <"$T/ls.out")" = "$(cat "$T/ls.out")" ] ||
-    echo "KNOWN BUG (reported, not failing): foreground tty output has \\r\\n: $(cat -A "$T/ls.out")"
+    fail "foreground tty output has \\r\\n: $(cat -A "$T/ls.out")"
 
   local ptty; ptty=$(tm display -p -t s '#{pane_tty}')
   [ "$(stty -g -F "$ptty")" != "$(cat "$T/before")" ] || fail "crt did not put the tty in raw mode"
