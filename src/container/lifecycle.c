@@ -197,10 +197,26 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       *err = crt_steal(lerr);
       return -1;
     }
-    /* Half-made or corrupt: remove what is there. */
+    /* Half-made or corrupt: kill and remove what the rescue file names,
+     * then the directory. */
     char dir[PATH_MAX];
-    crt_container_dir(root, id, dir, sizeof dir, err);
-    crt_rm_rf(dir);
+    if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+    crt_state *r = NULL;
+    if (crt_state_load_rescue(root, id, &r) == 0) {
+      if (crt_state_status(r) != CRT_STATUS_STOPPED) {
+        if (r->cgroup_path && *r->cgroup_path) {
+          cleanup_err crt_err *kerr = NULL;
+          crt_cgroup_kill(r->cgroup_path, SIGKILL, &kerr);
+        }
+        signal_init(r, SIGKILL);
+        wait_stopped(r, 10000);
+      }
+      cleanup_err crt_err *derr = NULL;
+      if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
+        crt_warn("%s", derr->msg);
+      crt_state_free(r);
+    }
+    if (crt_rm_rf(dir) < 0) return crt_error(err, errno, "remove %s", dir);
     return 0;
   }
   int rc = -1;

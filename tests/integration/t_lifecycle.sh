@@ -189,3 +189,16 @@ test_preserve_fds() {
   out=$(crt run --bundle "$T/b2" "$(new_id)" 3<"$T/f" 4<"$T/f" | tr '\n' ' ')
   assert_eq "0 1 2 3 " "$out" "fds without --preserve-fds (3 is ls's own)"
 }
+
+test_corrupt_state_delete_force_cleans_up() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id"
+  local pid; pid=$(state_field "$id" pid)
+  printf '{"trunc' > "$CRT_ROOT/$id/state.json"
+  run_rc crt state "$id"; assert_eq 1 "$rc"; assert_contains "$out" "corrupt state file"
+  crt delete --force "$id" || fail "delete --force"
+  [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left"
+  wait_for sh -c "! kill -0 $pid 2>/dev/null || grep -q '^State:.*Z' /proc/$pid/status" || fail "init $pid left running"
+  [ -z "$(find /sys/fs/cgroup -maxdepth 2 -name "$id")" ] || fail "cgroups left: $(find /sys/fs/cgroup -maxdepth 2 -name "$id")"
+}
