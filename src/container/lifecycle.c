@@ -49,13 +49,24 @@ static int signal_init(const crt_state *s, int sig) {
 }
 
 static bool wait_stopped(const crt_state *s, int timeout_ms) {
+  /* A pidfd becomes readable when the process exits: no fixed sleeps. */
+  int fd = init_pidfd(s);
   for (int waited = 0; waited <= timeout_ms; waited += 5) {
-    if (crt_state_status(s) == CRT_STATUS_STOPPED) return true;
     /* Reap it if it is our own child (run, tests). */
     waitpid(s->pid, NULL, WNOHANG);
-    struct timespec ts = {0, 5 * 1000000};
-    nanosleep(&ts, NULL);
+    if (crt_state_status(s) == CRT_STATUS_STOPPED) {
+      if (fd >= 0) close(fd);
+      return true;
+    }
+    if (fd >= 0) {
+      struct pollfd p = {.fd = fd, .events = POLLIN};
+      poll(&p, 1, 5);
+    } else {
+      struct timespec ts = {0, 5 * 1000000};
+      nanosleep(&ts, NULL);
+    }
   }
+  if (fd >= 0) close(fd);
   return false;
 }
 
