@@ -86,8 +86,10 @@ class Bench:
         self.notes = []
 
     def new_id(self, tag):
+        # Unique across runtimes and concurrent bench runs: with no
+        # cgroupsPath the runtimes derive the cgroup from the id.
         self.seq += 1
-        return "b%s%d" % (tag, self.seq)
+        return "crtb%d-%s%d" % (os.getpid(), tag, self.seq)
 
     def rounds(self, fn, iters=None):
         """fn(rt) -> dict name->ns (several timings per call allowed).
@@ -247,9 +249,10 @@ class Bench:
 
         # N containers present: the sleeper plus N-1 parked (created only).
         t0 = time.time()
+        parked = {rt.name: [self.new_id("p") for _ in range(a.n - 1)] for rt in self.rts}
         for i in range(a.n - 1):
             for rt in self.rts:
-                call(rt.argv("create", "--bundle", a.bundle, "p%d" % i))
+                call(rt.argv("create", "--bundle", a.bundle, parked[rt.name][i]))
         log("  parked %d containers per runtime in %.1fs" % (a.n - 1, time.time() - t0))
         for rt in self.rts:
             got = len(self.ids(rt))
@@ -261,7 +264,8 @@ class Bench:
         dels = {}
         for i in range(a.n - 1):
             for rt in self.rts:
-                dels.setdefault(rt.name, []).append(call(rt.argv("delete", "p%d" % i))[0])
+                dels.setdefault(rt.name, []).append(
+                    call(rt.argv("delete", parked[rt.name][i]))[0])
         self.record({"delete_parked": {rt: stats(v) for rt, v in dels.items()}})
         for rt in self.rts:
             call(rt.argv("delete", "-f", sleepers[rt.name]))

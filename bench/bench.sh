@@ -55,6 +55,7 @@ OUT=${BENCH_OUT:-$REPO/bench/results/latest.json}
 MODES=${BENCH_MODES:-cgroup2ns host}
 
 W=$(mktemp -d /tmp/crt-bench.XXXXXX)
+echo "bench: work dir $W" >&2
 # Runs "$@" where /sys/fs/cgroup is a fresh cgroup2 mount (private mount ns).
 in_cgroup2ns() {
   unshare -m --propagation private bash -c \
