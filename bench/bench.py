@@ -234,6 +234,10 @@ class Bench:
         self.record(self.rounds(lambda rt: {
             "state_1": call(rt.argv("state", sleepers[rt.name]))[0],
             "list_1": call(rt.argv("list"))[0]}))
+        if a.suite == "latency":
+            for rt in self.rts:
+                call(rt.argv("delete", "-f", sleepers[rt.name]))
+            return cg
 
         rss = {}
         for i in range(a.rss_iters):
@@ -333,6 +337,8 @@ def main():
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--lifecycle-n", type=int, default=100)
     ap.add_argument("--floor", action="store_true")
+    ap.add_argument("--suite", choices=["all", "latency"], default="all",
+                    help="latency: only run, create/start/delete, exec, state/list (profile.sh)")
     a = ap.parse_args()
     if a.n < 1 or a.iters < 1 or a.lifecycle_n < 1 or a.rss_iters < 1:
         ap.error("counts must be >= 1")
