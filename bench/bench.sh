@@ -43,7 +43,7 @@ done
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
   d_iters=5 d_warm=1 d_rss=2 d_n=20 d_life=10
 else
-  d_iters=15 d_warm=3 d_rss=5 d_n=200 d_life=100
+  d_iters=12 d_warm=2 d_rss=5 d_n=200 d_life=100
 fi
 [ "${BENCH_FULL:-0}" = 1 ] && d_n=1000
 ITERS=${BENCH_ITERS:-$d_iters}
@@ -108,6 +108,7 @@ mk_bundle "$W/sleeper" '["/bin/sleep","1000000"]'
 common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --iters "$ITERS"
         --warmup "$WARMUP" --rss-iters "$RSS_ITERS" --n "$N" --lifecycle-n "$LIFE_N")
 t0=$(date +%s)
+load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()
 for mode in $MODES; do
   case $mode in
@@ -133,6 +134,7 @@ doc = {
   "meta": {
     "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     "kernel": platform.release(), "cpus": os.cpu_count(),
+    "loadavg_start": "$load_start".split(),
     "loadavg_end": open("/proc/loadavg").read().split()[:3],
     "command": "make bench  (bash bench/bench.sh)",
     "env": {k: v for k, v in os.environ.items() if k.startswith("BENCH_")},
