@@ -95,6 +95,15 @@ fi
     "copy+re-exec (stripped)=$W/memfd_exec $W/crt-stripped --version"
 } | tee "$OUT/startup.txt"
 
+{ echo "== libseccomp build+export of the 331-syscall allow-list (what crt does per create/exec)"
+  cc -O2 -o "$W/seccomp_compile" "$here/seccomp_compile.c" -lseccomp
+  names=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["linux"]["seccomp"]["syscalls"][0]["names"]))' "$W/sc/config.json")
+  # shellcheck disable=SC2086
+  "$W/seccomp_compile" 30 3 $names
+  # shellcheck disable=SC2086
+  "$W/seccomp_compile" 30 1 $names
+} | tee "$OUT/seccomp.txt"
+
 # Experimental builds in a scratch copy (src/ of the repo is not touched):
 # the same tree with one change each, to put numbers on the suggestions.
 variant() { # NAME FILE PYTHON-REPLACEMENT
