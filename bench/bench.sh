@@ -78,8 +78,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# One busybox bundle (crt spec, /bin/true, no terminal) and a twin running
-# sleep, the target for exec/state.  ociVersion 1.1.0: crun 1.8.1 rejects
+# One busybox bundle (crt spec, /bin/true, no terminal) and a config-only
+# twin on the same rootfs running sleep, the target for exec/state.  ociVersion 1.1.0: crun 1.8.1 rejects
 # "1.2.0" ("unknown version specified"); nothing else in the config changes.
 mk_rootfs() {
   mkdir -p "$1"/{bin,dev,proc,sys,tmp,etc,root,run}
@@ -89,21 +89,24 @@ mk_rootfs() {
   echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd"
   echo 'root:x:0:' >"$1/etc/group"
 }
-mk_bundle() { # DIR ARGS_JSON
-  mk_rootfs "$1/rootfs"
+mk_config() { # DIR ARGS_JSON [ROOTFS]
+  mkdir -p "$1"
   (cd "$1" && "$CRT" spec)
-  python3 - "$1/config.json" "$2" <<'PY'
+  python3 - "$1/config.json" "$2" "${3:-}" <<'PY'
 import json, sys
-p = sys.argv[1]
+p, args, rootfs = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 c = json.load(open(p))
 c["ociVersion"] = "1.1.0"
-c["process"]["args"] = json.loads(sys.argv[2])
+c["process"]["args"] = args
 c["process"]["terminal"] = False
+if rootfs:
+    c["root"]["path"] = rootfs  # read-only, so the twin can share it
 json.dump(c, open(p, "w"), indent=1)
 PY
 }
-mk_bundle "$W/bundle" '["/bin/true"]'
-mk_bundle "$W/sleeper" '["/bin/sleep","1000000"]'
+mk_rootfs "$W/bundle/rootfs"
+mk_config "$W/bundle" '["/bin/true"]'
+mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
 
 common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --iters "$ITERS"
         --warmup "$WARMUP" --rss-iters "$RSS_ITERS" --n "$N" --lifecycle-n "$LIFE_N")
