@@ -222,8 +222,10 @@ int crt_cmd_exec(int argc, char **argv) {
   rc = status;
   goto out;
 fail:
+  /* runc: every exec failure is "exec failed: ..." with status 255 */
+  crt_error_wrap(&err, "exec failed");
   crt_fail(err);
-  rc = 1;
+  rc = 255;
 out:
   strv_clear(&f.env);
   strv_clear(&f.caps);

@@ -47,6 +47,7 @@ typedef struct {
   const crt_spec *spec;
   const crt_create_opts *opts;
   const char *rootfs;
+  const char *bundle;
   int sync;         /* our end */
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
@@ -81,6 +82,13 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+/* The parent sends the "creating" state; startContainer hooks see "created". */
+static char *created_json(char *json) {
+  char *p = strstr(json, "\"status\":\"creating\"");
+  if (p) memmove(p + 16, p + 17, strlen(p + 17) + 1), memcpy(p + 10, "created\"", 8);
+  return json;
+}
+
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
@@ -106,6 +114,11 @@ static void init_main(init_ctx *c) {
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   TRY(crt_set_sysctls(spec, &err));
   TRY(crt_set_hostname(spec, &err));
+  /* Relative bind sources are relative to the bundle, as in runc. */
+  if (chdir(c->bundle) < 0) {
+    crt_error(&err, errno, "chdir to bundle %s", c->bundle);
+    init_fail(c->sync, err);
+  }
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
@@ -131,7 +144,6 @@ static void init_main(init_ctx *c) {
   TRY(crt_set_process_attrs(spec, p, &err));
   TRY(crt_caps_prepare(p->capabilities, &err));
   TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
-  TRY(crt_set_user(p, rc.userns, &err));
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds;
   const char *listen = getenv("LISTEN_FDS");
@@ -146,7 +158,8 @@ static void init_main(init_ctx *c) {
   char **envp = crt_build_env(p, extra);
   int notify_fd = -1;
   bool listener = sc && sc->listener_path;
-  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before the drop. */
+  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
+   * the effective set (as runc). */
   if (filter && (!p->no_new_privileges || listener)) {
     if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
       crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -159,6 +172,7 @@ static void init_main(init_ctx *c) {
       TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
     }
   }
+  TRY(crt_set_user(p, rc.userns, &err));
   TRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -180,7 +194,7 @@ static void init_main(init_ctx *c) {
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (filter && p->no_new_privileges && !listener && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
   if (spec->hooks && spec->hooks->start_container.len &&
-      crt_hooks_run(&spec->hooks->start_container, "startContainer", state_json, &err) < 0)
+      crt_hooks_run(&spec->hooks->start_container, "startContainer", created_json(state_json), &err) < 0)
     goto fail_start;
   crt_reset_signals();
   crt_cloexec_fds_from(3 + preserve);
@@ -321,7 +335,7 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   if (run_hooks_creating(spec, s, err) < 0) return -1;
-  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
   crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, json, strlen(json), -1);
   for (;;) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
@@ -437,6 +451,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   c.sync = sp[0];
   c.rootfs = rootfs;
+  c.bundle = bundle;
   const crt_namespace *uns = crt_spec_namespace(spec, CRT_NS_USER);
   c.new_userns = uns && !uns->path;
   const crt_namespace *cns = crt_spec_namespace(spec, CRT_NS_CGROUP);

@@ -51,7 +51,6 @@ static void exec_process(exec_ctx *c) {
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  close(c->sync);
   if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
   if (c->console >= 0) close(c->console);
   cleanup_free char *exe = NULL;
@@ -63,10 +62,11 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_set_process_attrs(c->spec, p, &err));
   XTRY(crt_caps_prepare(p->capabilities, &err));
   XTRY(crt_set_cwd(p, &err));
-  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   char **envp = crt_build_env(p, NULL);
   int notify_fd = -1;
+  /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
   if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   XTRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -74,7 +74,12 @@ static void exec_process(exec_ctx *c) {
   }
   XTRY(crt_lsm_apply(p, &err));
   if (filter && p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  if (notify_fd >= 0) close(notify_fd);
+  if (notify_fd >= 0) {
+    /* the seccomp agent gets the fd through the runtime, as for create */
+    crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
+    close(notify_fd);
+    XTRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
+  }
   prctl(PR_SET_PDEATHSIG, 0);
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
@@ -108,6 +113,22 @@ static int read_errpipe(int fd, crt_err **err) {
   if (crt_read_fd(fd, 1 << 20, &buf, &len, err) < 0) return -1;
   if (len) return crt_error(err, 0, "%s", buf);
   return 0;
+}
+
+static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid_t pid, crt_err **err) {
+  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) return crt_error(err, ENOMEM, "exec");
+  for (;;) {
+    cleanup_err crt_err *eof = NULL;
+    if (crt_sync_recv(sock, m, &eof) < 0) return 0; /* closed: exec'd or failed */
+    if (m->type != CRT_SYNC_SECCOMP_FD || m->fd < 0) continue;
+    /* the container's state (its init's pid); ContainerProcessState.pid is ours */
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
+    int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, pid, json, err);
+    close(m->fd);
+    if (rc < 0) return -1;
+    crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
+  }
 }
 
 static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err **err) {
@@ -190,6 +211,13 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     goto out;
   }
   crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
+  /* The sync socket closes at execve (or failure); before that the process
+   * may hand over a seccomp notify fd. */
+  if (serve_seccomp(sp[0], spec, s, pid, err) < 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    goto out;
+  }
   if (read_errpipe(ep[0], err) < 0) {
     waitpid(pid, NULL, 0);
     goto out;

@@ -21,6 +21,7 @@ static int64_t now_ms(void) {
 }
 
 static void child_exec(const crt_hook *h, int in_fd, int out_fd) {
+  setpgid(0, 0); /* a timeout kills the hook's whole process group */
   dup2(in_fd, 0);
   dup2(out_fd, 1);
   dup2(out_fd, 2);
@@ -88,6 +89,7 @@ static int run_one(const crt_hook *h, const char *state_json, crt_err **err) {
     int wait_ms = deadline < 0 ? 1000 : (int)(deadline - now_ms());
     if (deadline >= 0 && wait_ms <= 0) {
       timed_out = true;
+      kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       break;
     }

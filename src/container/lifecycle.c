@@ -205,7 +205,9 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   }
   int rc = -1;
   enum crt_status st = crt_state_status(s);
-  if (st == CRT_STATUS_RUNNING || st == CRT_STATUS_PAUSED || st == CRT_STATUS_CREATING) {
+  /* runtime-spec: deleting a container that is not stopped MUST generate an
+   * error; runc deletes "created" ones silently, crt needs --force. */
+  if (st != CRT_STATUS_STOPPED) {
     if (!force) {
       crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
       goto out;

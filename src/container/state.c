@@ -18,7 +18,6 @@
 #include "crt/container.h"
 #include "crt/fs.h"
 
-#pragma weak crt_cgroup_is_frozen
 
 int crt_container_id_check(const char *id, crt_err **err) {
   if (id == NULL || *id == 0) return crt_error(err, 0, "container id cannot be empty");
@@ -91,14 +90,14 @@ static bool init_alive(const crt_state *s) {
 enum crt_status crt_state_status(const crt_state *s) {
   if (!init_alive(s)) return CRT_STATUS_STOPPED;
   if (!s->ready) return CRT_STATUS_CREATING;
+  /* Frozen first, as runc: a paused created container is paused. */
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen(s->cgroup_path) == 1) return CRT_STATUS_PAUSED;
   if (s->dir) {
     char fifo[PATH_MAX];
     struct stat st;
     snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
     if (stat(fifo, &st) == 0) return CRT_STATUS_CREATED;
   }
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen && crt_cgroup_is_frozen(s->cgroup_path) == 1)
-    return CRT_STATUS_PAUSED;
   return CRT_STATUS_RUNNING;
 }
 

@@ -27,8 +27,11 @@ for f in "$here"/t_*.sh; do
     [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]] && continue
     T=$CRT_TEST_WORK/$fn.$RANDOM; mkdir -p "$T"
     s0=$(date +%s.%N)
-    output=$( (export T CRT_ROOT=$T/root; cd "$T"; source "$here/lib.sh"; source "$f"; "$fn") 2>&1 )
+    # Output goes to a file, not a pipe: a leaked container process holding
+    # the pipe open must not hang the runner.
+    (export T CRT_ROOT=$T/root; cd "$T"; source "$here/lib.sh"; source "$f"; "$fn") >"$T/.output" 2>&1 </dev/null
     rc=$?
+    output=$(cat "$T/.output")
     # Clean up whatever the test left (its own root only).
     for id in $("$CRT_BIN" --root "$T/root" list -q 2>/dev/null); do "$CRT_BIN" --root "$T/root" delete -f "$id" >/dev/null 2>&1; done
     secs=$(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
