@@ -269,7 +269,7 @@ class Bench:
         for i in range(a.n - 1):
             for rt in self.rts:
                 dels.setdefault(rt.name, []).append(
-                    call(rt.argv("delete", parked[rt.name][i]))[0])
+                    call(rt.argv("delete", "-f", parked[rt.name][i]))[0])
         self.record({"delete_parked": {rt: stats(v) for rt, v in dels.items()}})
         for rt in self.rts:
             call(rt.argv("delete", "-f", sleepers[rt.name]))

@@ -10,7 +10,7 @@ LABEL = {
     "run": "run /bin/true (whole lifecycle)", "create": "create", "start": "start",
     "delete": "delete (stopped)", "exec": "exec /bin/true", "state_1": "state, 1 present",
     "list_1": "list, 1 present", "state_N": "state, N present", "list_N": "list, N present",
-    "delete_parked": "delete (parked, N present)", "rss_create": "peak RSS create",
+    "delete_parked": "delete -f (parked, N present)", "rss_create": "peak RSS create",
     "rss_exec": "peak RSS exec", "lifecycle_seq": "create+start+delete x M, serial",
     "lifecycle_par2": "create+start+delete x M, 2 parallel",
 }
