@@ -108,7 +108,7 @@ fi
 # the same tree with one change each, to put numbers on the suggestions.
 variant() { # NAME FILE PYTHON-REPLACEMENT
   local d=$W/exp-$1
-  mkdir -p "$d" && (cd "$REPO" && git ls-files -z | xargs -0 cp -a --parents -t "$d" && cp -a build "$d/")
+  mkdir -p "$d" && (cd "$REPO" && git ls-files -z | xargs -0 cp -a --parents -t "$d" && { [ ! -d build ] || cp -a build "$d/"; })
   python3 - "$d/$2" "$3" <<'PY'
 import sys
 p, (old, new) = sys.argv[1], sys.argv[2].split("=>")
