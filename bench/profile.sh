@@ -71,7 +71,7 @@ crt delete -f sl
 
 echo "== delete of a created (parked) container: sleeps" | tee "$OUT/delete-parked.txt"
 crt create --bundle "$W/b" pk </dev/null >/dev/null 2>&1
-strace -f -T -o "$W/d.txt" "$CRT" --root "$W/root" delete pk
+strace -f -T -o "$W/d.txt" "$CRT" --root "$W/root" delete -f pk
 grep -E "nanosleep|kill|pidfd|wait4|freezer.state|exit_group" "$W/d.txt" | tee -a "$OUT/delete-parked.txt"
 
 if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
