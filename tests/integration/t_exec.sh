@@ -108,3 +108,15 @@ test_exec_many_no_leaks() {
   assert_eq 0 "$zomb" "zombies"
   crt delete -f "$id"
 }
+
+# containerd's shim relies on it: the init is PID 1 of its pid namespace and
+# no crt process stays inside, so an exec'd process's exit reaches the
+# subreaper before the init's.
+test_exec_exits_before_init() {
+  make_bundle "$T/b" sleep 1000
+  cc -O2 -o "$T/order" "$REPO/tests/lib/exit_order.c" || fail "cc"
+  local id; id=$(new_id)
+  out=$("$T/order" "$CRT_BIN" "$CRT_ROOT" "$T/b" "$id" "$T")
+  assert_eq "exec init" "$out" "order of exits"
+  crt delete "$id" || fail "delete"
+}
