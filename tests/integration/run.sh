@@ -45,13 +45,15 @@ done
 
 # Nothing may leak: mounts, cgroups, processes of the tests.
 leaks=$(grep -c "$CRT_TEST_WORK" /proc/self/mountinfo)
-cg=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'crt-t*' 2>/dev/null | wc -l)
+# only this run's containers (ids from new_id start with crt-t<our pid>-):
+# other runs on the machine are not ours to judge
+cg=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "crt-t$$-*" 2>/dev/null | wc -l)
 procs=$(pgrep -f "$CRT_TEST_WORK" | wc -l)
 if [ -z "${ONLY:-}" ] || [ "${CHECK_LEAKS:-0}" = 1 ]; then
   if [ "$leaks" != 0 ] || [ "$cg" != 0 ] || [ "$procs" != 0 ]; then
     failn=$((failn+1)); echo "FAIL leak-check: mounts=$leaks cgroups=$cg processes=$procs"
     grep "$CRT_TEST_WORK" /proc/self/mountinfo | head -5
-    find /sys/fs/cgroup -maxdepth 3 -type d -name 'crt-t*' | head -5
+    find /sys/fs/cgroup -maxdepth 3 -type d -name "crt-t$$-*" | head -5
   else
     pass=$((pass+1)); echo "ok   leak-check"
   fi
