@@ -15,6 +15,7 @@ python3 - "$b/config.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 c["process"]["terminal"] = False
+c["hostname"] = "crt-demo"
 c["process"]["args"] = ["sh", "-c", "echo Hello from a crt container: $(hostname), pid $$; ls /; id"]
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 PY
