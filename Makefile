@@ -79,6 +79,10 @@ conformance: crt
 bench: crt
 	@bash bench/bench.sh
 
+# Coverage-guided fuzzing of the config/process parser (FUZZ_SECONDS each).
+fuzz:
+	@bash tests/fuzz/run.sh
+
 install: crt
 	install -D -m 0755 crt $(DESTDIR)$(PREFIX)/sbin/crt
 	@for m in docs/man/*.8; do [ -f "$$m" ] && install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/$$(basename $$m); done; true

@@ -13,7 +13,7 @@ part() { # name, command...
   local line
   line=$(grep -E '^[a-z-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log/$name.out" | tail -1)
   local p f
-  p=$(sed -E 's/.* ?([0-9]+) passed.*/\1/' <<<"$line"); f=$(sed -E 's/.*passed, ([0-9]+) failed.*/\1/' <<<"$line")
+  p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+'); f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
   [ -n "$line" ] || { p=0; f=1; }
   [ "$r" != 0 ] && [ "$f" = 0 ] && f=1
   total_p=$((total_p+p)); total_f=$((total_f+f))

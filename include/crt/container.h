@@ -37,6 +37,9 @@ int crt_container_dir(const char *root, const char *id, char *buf, size_t len, c
 int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err);
 int crt_state_save(const char *root, const crt_state *s, crt_err **err);
 void crt_state_free(crt_state *s);
+/* The minimal state (pid, start time, cgroup) kept beside state.json for
+ * cleaning up a container whose state.json is unreadable; -1 if none. */
+int crt_state_load_rescue(const char *root, const char *id, crt_state **out);
 
 /* Derived status: stopped when the pid is gone, a zombie, or reused. */
 enum crt_status crt_state_status(const crt_state *s);

@@ -13,7 +13,7 @@ int crt_read_file(const char *path, size_t max, char **out, size_t *len, crt_err
 int crt_read_fd(int fd, size_t max, char **out, size_t *len, crt_err **err);
 /* Writes data to path (O_TRUNC|O_CREAT). */
 int crt_write_file(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
-/* Writes to a temp file beside path, fsyncs, renames over path. */
+/* Writes to a temp file beside path and renames it over path. */
 int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
 /* mkdir -p; existing directories are fine. */
 int crt_mkdir_p(const char *path, mode_t mode, crt_err **err);

@@ -9,4 +9,8 @@
 /* Runs hooks in order; stops at the first failure ("kind hook #N (path): ..."). */
 int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err);
 
+/* Runs every hook; a failure is logged as a warning and the rest still run
+ * (poststop: "the remaining hooks and lifecycle continue"). */
+void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json);
+
 #endif

@@ -18,9 +18,12 @@ typedef struct {
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations
  * resolved inside rootfs, no symlink escapes), default devices and /dev
- * symlinks, configured devices, rootfsPropagation. */
+ * symlinks, configured devices.  Relative bind sources are taken from the
+ * current directory (the bundle). */
 int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err);
-/* pivot_root into rootfs (or MS_MOVE + chroot when no_pivot). */
+/* pivot_root into rootfs (or MS_MOVE + chroot when no_pivot), then
+ * rootfsPropagation on the new "/" (a shared root would make pivot_root
+ * fail, so it cannot be applied earlier). */
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err);
 /* After pivot: read-only root, maskedPaths, readonlyPaths. */
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
@@ -34,7 +37,7 @@ typedef struct {
   bool bind, recursive;
   unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
   bool idmap, ridmap;
-  bool tmpcopyup;            /* recorded only: copy-up is not implemented */
+  bool tmpcopyup;            /* tmpfs: copy what was under it into it */
   char *data;                /* malloc'd, may be NULL */
 } crt_mount_opts;
 int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);

@@ -19,6 +19,7 @@ enum crt_sync_type {
   CRT_SYNC_SECCOMP_DONE,   /* parent -> child */
   CRT_SYNC_READY,          /* child -> parent: parked on the exec FIFO (create) */
   CRT_SYNC_ERROR,          /* child -> parent: payload: message */
+  CRT_SYNC_TTY_DONE,       /* parent -> child (exec -t foreground): master modes set */
 };
 
 #define CRT_SYNC_MAX 65536

@@ -31,6 +31,10 @@ int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **
  * terminal on every exit path.  Returns when the master closes. */
 int crt_terminal_copy_loop(int master, crt_err **err);
 
+/* Foreground mode: clears ONLCR on the master (runc's output modes); done
+ * before the container process runs so that no early output has \r\n. */
+int crt_terminal_master_prepare(int master, crt_err **err);
+
 /* The same, and while it runs SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2
  * SIGPIPE SIGALRM SIGCONT sent to us are forwarded to forward_to (the
  * container's process, as runc does); they no longer end the loop, the

@@ -117,32 +117,39 @@ int crt_cmd_run(int argc, char **argv) {
   if (parse(argc, argv, &o, true, &detach, &keep, &nosub) < 0) return 1;
   if (protect_binary()) return 1;
   /* Orphans of the container land on us and are reaped. */
+  if (o.console_socket && !detach)
+    return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");
   if (!detach && !nosub) prctl(PR_SET_CHILD_SUBREAPER, 1);
   o.foreground_tty = !detach && !o.console_socket;
   crt_create_result res;
   cleanup_err crt_err *err = NULL;
   if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
+  /* The init sent the master during create: set its modes before the
+   * program can write anything. */
+  int master = -1;
+  if (res.tty_sock >= 0) {
+    if (crt_terminal_recv_master(res.tty_sock, &master, &err) < 0 || crt_terminal_master_prepare(master, &err) < 0) {
+      crt_warn("%s", err->msg);
+      crt_err_free(&err);
+    }
+    close(res.tty_sock);
+    res.tty_sock = -1;
+  }
   if (crt_container_start(o.root, o.id, &err) < 0) {
     crt_fail(err);
     crt_err_free(&err);
     if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
-    if (res.tty_sock >= 0) close(res.tty_sock);
+    if (master >= 0) close(master);
     return 1;
   }
   if (detach) {
-    if (res.tty_sock >= 0) close(res.tty_sock);
+    if (master >= 0) close(master);
     return 0;
   }
-  if (res.tty_sock >= 0) {
-    int master = -1;
-    if (crt_terminal_recv_master(res.tty_sock, &master, &err) == 0) {
-      if (crt_terminal_copy_loop_forward(master, res.pid, &err) < 0) crt_warn("%s", err->msg);
-      close(master);
-    } else {
-      crt_warn("%s", err->msg);
-    }
+  if (master >= 0) {
+    if (crt_terminal_copy_loop_forward(master, res.pid, &err) < 0) crt_warn("%s", err->msg);
     crt_err_free(&err);
-    close(res.tty_sock);
+    close(master);
   }
   int code = crt_wait_forward(res.pid);
   if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);

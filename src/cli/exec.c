@@ -84,7 +84,7 @@ static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **arg
     free(p->cwd);
     p->cwd = strdup(f->cwd);
   }
-  if (f->tty) p->terminal = true;
+  p->terminal = f->tty; /* as runc: the config's terminal is not inherited */
   if (f->no_new_privs) p->no_new_privileges = true;
   if (f->apparmor) {
     free(p->apparmor_profile);
@@ -222,8 +222,10 @@ int crt_cmd_exec(int argc, char **argv) {
   rc = status;
   goto out;
 fail:
+  /* runc: every exec failure is "exec failed: ..." with status 255 */
+  crt_error_wrap(&err, "exec failed");
   crt_fail(err);
-  rc = 1;
+  rc = 255;
 out:
   strv_clear(&f.env);
   strv_clear(&f.caps);

@@ -81,7 +81,14 @@ int crt_cmd_list(int argc, char **argv) {
     return crt_fail(err);
   }
   qsort(names, n, sizeof *names, cmp_names);
-  if (!quiet && !strcmp(format, "table")) printf("%-12s%-8s%-10s%-40s%-32s%s\n", "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
+  /* Table cells first, printed like runc's tabwriter (min width 12, padding 3). */
+  enum { NCOL = 6 };
+  char *(*rows)[NCOL] = calloc(n + 1, sizeof *rows);
+  size_t nrows = 0;
+  if (!rows) n = 0;
+  static const char *head[NCOL] = {"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"};
+  for (int k = 0; rows && k < NCOL; k++) rows[0][k] = strdup(head[k]);
+  nrows = 1;
   if (!strcmp(format, "json") && !quiet) printf("[");
   bool first = true;
   for (size_t i = 0; i < n; i++) {
@@ -101,20 +108,39 @@ int crt_cmd_list(int argc, char **argv) {
       free(json);
     } else {
       struct stat sb;
-      const char *owner = "root";
-      char ubuf[32];
+      char owner[64] = "root";
       if (stat(s->dir, &sb) == 0) {
         struct passwd *pw = getpwuid(sb.st_uid);
-        if (pw) owner = pw->pw_name;
-        else snprintf(ubuf, sizeof ubuf, "#%u", sb.st_uid), owner = ubuf;
+        if (pw) snprintf(owner, sizeof owner, "%s", pw->pw_name);
+        else snprintf(owner, sizeof owner, "#%u", sb.st_uid);
       }
-      printf("%-12s%-8d%-10s%-40s%-32s%s\n", s->id, pid, crt_status_name(st), s->bundle, s->created, owner);
+      char pidbuf[24];
+      snprintf(pidbuf, sizeof pidbuf, "%d", pid);
+      const char *cells[NCOL] = {s->id, pidbuf, crt_status_name(st), s->bundle, s->created, owner};
+      for (int k = 0; k < NCOL; k++) rows[nrows][k] = strdup(cells[k]);
+      nrows++;
     }
     first = false;
     crt_state_free(s);
     free(names[i]);
   }
   if (!strcmp(format, "json") && !quiet) printf("]\n");
+  if (!quiet && !strcmp(format, "table") && rows) {
+    size_t w[NCOL] = {0};
+    for (size_t r = 0; r < nrows; r++)
+      for (int k = 0; k < NCOL; k++)
+        if (rows[r][k] && strlen(rows[r][k]) + 3 > w[k]) w[k] = strlen(rows[r][k]) + 3;
+    for (size_t r = 0; r < nrows; r++) {
+      for (int k = 0; k < NCOL; k++) {
+        size_t wk = w[k] < 12 ? 12 : w[k];
+        if (k == NCOL - 1) printf("%s\n", rows[r][k] ? rows[r][k] : "");
+        else printf("%-*s", (int)wk, rows[r][k] ? rows[r][k] : "");
+      }
+    }
+  }
+  for (size_t r = 0; rows && r < nrows; r++)
+    for (int k = 0; k < NCOL; k++) free(rows[r][k]);
+  free(rows);
   free(names);
   return 0;
 }

@@ -47,6 +47,7 @@ typedef struct {
   const crt_spec *spec;
   const crt_create_opts *opts;
   const char *rootfs;
+  const char *bundle;
   int sync;         /* our end */
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
@@ -81,6 +82,13 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+/* The parent sends the "creating" state; startContainer hooks see "created". */
+static char *created_json(char *json) {
+  char *p = strstr(json, "\"status\":\"creating\"");
+  if (p) memmove(p + 16, p + 17, strlen(p + 17) + 1), memcpy(p + 10, "created\"", 8);
+  return json;
+}
+
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
@@ -99,6 +107,13 @@ static void init_main(init_ctx *c) {
   }
   TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   char *cgroup_path = strdup(m->data);
+  /* Our own fd table, reachable after pivot_root/chroot even when the
+   * container has no /proc: the exec FIFO is reopened through it. */
+  int selffd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (selffd < 0) {
+    crt_error(&err, errno, "open /proc/self/fd");
+    init_fail(c->sync, err);
+  }
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     init_fail(c->sync, err);
@@ -106,21 +121,34 @@ static void init_main(init_ctx *c) {
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   TRY(crt_set_sysctls(spec, &err));
   TRY(crt_set_hostname(spec, &err));
+  /* Relative bind sources are relative to the bundle, as in runc. */
+  if (chdir(c->bundle) < 0) {
+    crt_error(&err, errno, "chdir to bundle %s", c->bundle);
+    init_fail(c->sync, err);
+  }
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = cgroup_path};
-  TRY(crt_rootfs_prepare(&rc, &err));
+  /* Without a mount namespace nothing may be mounted (it would be the
+   * host's): the process is only chrooted into root.path, as in runc. */
+  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
+  if (mntns) TRY(crt_rootfs_prepare(&rc, &err));
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
   TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   char *state_json = strdup(m->data);
   if (spec->hooks && crt_hooks_run(&spec->hooks->create_container, "createContainer", state_json, &err) < 0)
     init_fail(c->sync, err);
-  TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
-  if (p->terminal) TRY(crt_terminal_setup(p, c->console, true, &err));
+  if (mntns) {
+    TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
+  } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
+    crt_error(&err, errno, "chroot %s", c->rootfs);
+    init_fail(c->sync, err);
+  }
+  if (p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
   if (c->console >= 0) close(c->console);
-  TRY(crt_rootfs_finalize(&rc, &err));
+  if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
   cleanup_free char *exe = NULL;
   TRY(crt_find_executable(p, &exe, &err));
@@ -131,7 +159,6 @@ static void init_main(init_ctx *c) {
   TRY(crt_set_process_attrs(spec, p, &err));
   TRY(crt_caps_prepare(p->capabilities, &err));
   TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
-  TRY(crt_set_user(p, rc.userns, &err));
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds;
   const char *listen = getenv("LISTEN_FDS");
@@ -146,7 +173,8 @@ static void init_main(init_ctx *c) {
   char **envp = crt_build_env(p, extra);
   int notify_fd = -1;
   bool listener = sc && sc->listener_path;
-  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before the drop. */
+  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
+   * the effective set (as runc). */
   if (filter && (!p->no_new_privileges || listener)) {
     if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
       crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -159,6 +187,7 @@ static void init_main(init_ctx *c) {
       TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
     }
   }
+  TRY(crt_set_user(p, rc.userns, &err));
   TRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -172,15 +201,16 @@ static void init_main(init_ctx *c) {
 
   /* Parked until `start` opens the other end.  The write end is
    * O_CLOEXEC: start reads EOF exactly when execve has happened. */
-  char fifo_path[64];
-  snprintf(fifo_path, sizeof fifo_path, "/proc/self/fd/%d", c->fifo);
-  int wfd = open(fifo_path, O_WRONLY | O_CLOEXEC);
+  char fifo_name[32];
+  snprintf(fifo_name, sizeof fifo_name, "%d", c->fifo);
+  int wfd = openat(selffd, fifo_name, O_WRONLY | O_CLOEXEC);
   if (wfd < 0) _exit(1);
   close(c->fifo);
+  close(selffd);
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (filter && p->no_new_privileges && !listener && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
   if (spec->hooks && spec->hooks->start_container.len &&
-      crt_hooks_run(&spec->hooks->start_container, "startContainer", state_json, &err) < 0)
+      crt_hooks_run(&spec->hooks->start_container, "startContainer", created_json(state_json), &err) < 0)
     goto fail_start;
   crt_reset_signals();
   crt_cloexec_fds_from(3 + preserve);
@@ -321,7 +351,7 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   if (run_hooks_creating(spec, s, err) < 0) return -1;
-  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
   crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, json, strlen(json), -1);
   for (;;) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
@@ -400,10 +430,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_error(err, ENOTDIR, "rootfs %s", rootfs);
     goto out;
   }
-  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) {
-    crt_error(err, 0, "config.json: .linux.namespaces: a mount namespace is required");
-    goto out;
-  }
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT) && spec->n_mounts)
+    crt_warn("config.json: .linux.namespaces: no mount namespace: mounts, masked and read-only paths are not applied");
   if (crt_mkdir_p(o->root, 0700, err) < 0) goto out;
   if (crt_container_dir(o->root, o->id, dir, sizeof dir, err) < 0) goto out;
   if (mkdir(dir, 0700) < 0) {
@@ -437,6 +465,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   c.sync = sp[0];
   c.rootfs = rootfs;
+  c.bundle = bundle;
   const crt_namespace *uns = crt_spec_namespace(spec, CRT_NS_USER);
   c.new_userns = uns && !uns->path;
   const crt_namespace *cns = crt_spec_namespace(spec, CRT_NS_CGROUP);

@@ -51,9 +51,10 @@ static void exec_process(exec_ctx *c) {
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  close(c->sync);
   if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
   if (c->console >= 0) close(c->console);
+  /* foreground tty: wait until the runtime has set the master's modes */
+  if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
   cleanup_free char *exe = NULL;
   XTRY(crt_find_executable(p, &exe, &err));
   crt_seccomp_filter *filter = NULL;
@@ -63,10 +64,11 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_set_process_attrs(c->spec, p, &err));
   XTRY(crt_caps_prepare(p->capabilities, &err));
   XTRY(crt_set_cwd(p, &err));
-  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   char **envp = crt_build_env(p, NULL);
   int notify_fd = -1;
+  /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
   if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   XTRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
     crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
@@ -74,7 +76,12 @@ static void exec_process(exec_ctx *c) {
   }
   XTRY(crt_lsm_apply(p, &err));
   if (filter && p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  if (notify_fd >= 0) close(notify_fd);
+  if (notify_fd >= 0) {
+    /* the seccomp agent gets the fd through the runtime, as for create */
+    crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
+    close(notify_fd);
+    XTRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
+  }
   prctl(PR_SET_PDEATHSIG, 0);
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
@@ -110,6 +117,22 @@ static int read_errpipe(int fd, crt_err **err) {
   return 0;
 }
 
+static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid_t pid, crt_err **err) {
+  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) return crt_error(err, ENOMEM, "exec");
+  for (;;) {
+    cleanup_err crt_err *eof = NULL;
+    if (crt_sync_recv(sock, m, &eof) < 0) return 0; /* closed: exec'd or failed */
+    if (m->type != CRT_SYNC_SECCOMP_FD || m->fd < 0) continue;
+    /* the container's state (its init's pid); ContainerProcessState.pid is ours */
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
+    int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, pid, json, err);
+    close(m->fd);
+    if (rc < 0) return -1;
+    crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
+  }
+}
+
 static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err **err) {
   *console = *ours = -1;
   if (!o->process->terminal) {
@@ -117,6 +140,7 @@ static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err
     return 0;
   }
   if (o->console_socket) {
+    if (!o->detach) return crt_error(err, 0, "cannot use console socket if runc will not detach or allocate tty");
     *console = crt_console_socket_connect(o->console_socket, err);
     return *console < 0 ? -1 : 0;
   }
@@ -144,7 +168,7 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
 int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
   crt_state *s = NULL;
   crt_spec *spec = NULL;
-  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1;
+  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1, master = -1;
   pid_t pid = 0;
   *exit_status = 255;
   if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
@@ -190,6 +214,19 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     goto out;
   }
   crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
+  if (ours_tty >= 0) {
+    /* no master means the process failed first: its error is on the pipe */
+    cleanup_err crt_err *terr = NULL;
+    if (crt_terminal_recv_master(ours_tty, &master, &terr) == 0 && crt_terminal_master_prepare(master, &terr) == 0)
+      crt_sync_send(sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1);
+  }
+  /* The sync socket closes at execve (or failure); before that the process
+   * may hand over a seccomp notify fd. */
+  if (serve_seccomp(sp[0], spec, s, pid, err) < 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    goto out;
+  }
   if (read_errpipe(ep[0], err) < 0) {
     waitpid(pid, NULL, 0);
     goto out;
@@ -204,12 +241,11 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     rc = 0;
     goto out;
   }
-  if (ours_tty >= 0) {
-    int master = -1;
-    if (crt_terminal_recv_master(ours_tty, &master, err) < 0) goto out;
+  if (master >= 0) {
     cleanup_err crt_err *terr = NULL;
     if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
     close(master);
+    master = -1;
   }
   *exit_status = crt_wait_forward(pid);
   rc = 0;
@@ -221,6 +257,7 @@ out:
   }
   if (console >= 0) close(console);
   if (ours_tty >= 0) close(ours_tty);
+  if (master >= 0) close(master);
   crt_spec_free(spec);
   crt_state_free(s);
   return rc;

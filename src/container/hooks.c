@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -21,6 +22,7 @@ static int64_t now_ms(void) {
 }
 
 static void child_exec(const crt_hook *h, int in_fd, int out_fd) {
+  setpgid(0, 0); /* a timeout kills the hook's whole process group */
   dup2(in_fd, 0);
   dup2(out_fd, 1);
   dup2(out_fd, 2);
@@ -88,6 +90,7 @@ static int run_one(const crt_hook *h, const char *state_json, crt_err **err) {
     int wait_ms = deadline < 0 ? 1000 : (int)(deadline - now_ms());
     if (deadline >= 0 && wait_ms <= 0) {
       timed_out = true;
+      kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       break;
     }
@@ -122,4 +125,12 @@ int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_js
       return crt_error_wrap(err, "error running %s hook #%zu (%s)", kind, i, hooks->v[i].path);
   }
   return 0;
+}
+
+void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json) {
+  for (size_t i = 0; hooks && i < hooks->len; i++) {
+    cleanup_err crt_err *err = NULL;
+    if (run_one(&hooks->v[i], state_json, &err) < 0)
+      crt_warn("error running %s hook #%zu (%s): %s", kind, i, hooks->v[i].path, err->msg);
+  }
 }

@@ -49,13 +49,24 @@ static int signal_init(const crt_state *s, int sig) {
 }
 
 static bool wait_stopped(const crt_state *s, int timeout_ms) {
+  /* A pidfd becomes readable when the process exits: no fixed sleeps. */
+  int fd = init_pidfd(s);
   for (int waited = 0; waited <= timeout_ms; waited += 5) {
-    if (crt_state_status(s) == CRT_STATUS_STOPPED) return true;
     /* Reap it if it is our own child (run, tests). */
     waitpid(s->pid, NULL, WNOHANG);
-    struct timespec ts = {0, 5 * 1000000};
-    nanosleep(&ts, NULL);
+    if (crt_state_status(s) == CRT_STATUS_STOPPED) {
+      if (fd >= 0) close(fd);
+      return true;
+    }
+    if (fd >= 0) {
+      struct pollfd p = {.fd = fd, .events = POLLIN};
+      poll(&p, 1, 5);
+    } else {
+      struct timespec ts = {0, 5 * 1000000};
+      nanosleep(&ts, NULL);
+    }
   }
+  if (fd >= 0) close(fd);
   return false;
 }
 
@@ -169,7 +180,7 @@ static void run_poststop(const crt_state *s) {
   }
   if (spec->hooks && spec->hooks->poststop.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
-    if (crt_hooks_run(&spec->hooks->poststop, "poststop", json, &e) < 0) crt_warn("%s", e->msg);
+    crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
   }
   crt_spec_free(spec);
 }
@@ -197,15 +208,33 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       *err = crt_steal(lerr);
       return -1;
     }
-    /* Half-made or corrupt: remove what is there. */
+    /* Half-made or corrupt: kill and remove what the rescue file names,
+     * then the directory. */
     char dir[PATH_MAX];
-    crt_container_dir(root, id, dir, sizeof dir, err);
-    crt_rm_rf(dir);
+    if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+    crt_state *r = NULL;
+    if (crt_state_load_rescue(root, id, &r) == 0) {
+      if (crt_state_status(r) != CRT_STATUS_STOPPED) {
+        if (r->cgroup_path && *r->cgroup_path) {
+          cleanup_err crt_err *kerr = NULL;
+          crt_cgroup_kill(r->cgroup_path, SIGKILL, &kerr);
+        }
+        signal_init(r, SIGKILL);
+        wait_stopped(r, 10000);
+      }
+      cleanup_err crt_err *derr = NULL;
+      if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
+        crt_warn("%s", derr->msg);
+      crt_state_free(r);
+    }
+    if (crt_rm_rf(dir) < 0) return crt_error(err, errno, "remove %s", dir);
     return 0;
   }
   int rc = -1;
   enum crt_status st = crt_state_status(s);
-  if (st == CRT_STATUS_RUNNING || st == CRT_STATUS_PAUSED || st == CRT_STATUS_CREATING) {
+  /* runtime-spec: deleting a container that is not stopped MUST generate an
+   * error; runc deletes "created" ones silently, crt needs --force. */
+  if (st != CRT_STATUS_STOPPED) {
     if (!force) {
       crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
       goto out;

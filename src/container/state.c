@@ -18,7 +18,6 @@
 #include "crt/container.h"
 #include "crt/fs.h"
 
-#pragma weak crt_cgroup_is_frozen
 
 int crt_container_id_check(const char *id, crt_err **err) {
   if (id == NULL || *id == 0) return crt_error(err, 0, "container id cannot be empty");
@@ -91,14 +90,14 @@ static bool init_alive(const crt_state *s) {
 enum crt_status crt_state_status(const crt_state *s) {
   if (!init_alive(s)) return CRT_STATUS_STOPPED;
   if (!s->ready) return CRT_STATUS_CREATING;
+  /* Frozen first, as runc: a paused created container is paused. */
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen(s->cgroup_path) == 1) return CRT_STATUS_PAUSED;
   if (s->dir) {
     char fifo[PATH_MAX];
     struct stat st;
     snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
     if (stat(fifo, &st) == 0) return CRT_STATUS_CREATED;
   }
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen && crt_cgroup_is_frozen(s->cgroup_path) == 1)
-    return CRT_STATUS_PAUSED;
   return CRT_STATUS_RUNNING;
 }
 
@@ -179,7 +178,38 @@ int crt_state_save(const char *root, const crt_state *s, crt_err **err) {
   yajl_gen_map_close(g);
   cleanup_free char *json = gen_finish(g);
   if (!json) return crt_error(err, ENOMEM, "state.json");
+  /* A one-line copy of what cleanup needs, so that delete --force can still
+   * kill the init and remove its cgroup when state.json is corrupt. */
+  char rescue[PATH_MAX], line[PATH_MAX + 64];
+  snprintf(rescue, sizeof rescue, "%s/init", dir);
+  int n = snprintf(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
+                   s->cgroup_path ? s->cgroup_path : "");
+  if (crt_write_file_atomic(rescue, line, (size_t)n, 0600, err) < 0) return -1;
   return crt_write_file_atomic(path, json, strlen(json), 0600, err);
+}
+
+int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {
+  char dir[PATH_MAX], path[PATH_MAX + 8];
+  if (snprintf(dir, sizeof dir, "%s/%s", root, id) >= (int)sizeof dir) return -1;
+  snprintf(path, sizeof path, "%s/init", dir);
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  int pid = 0;
+  unsigned long long st = 0;
+  char cg[PATH_MAX] = "";
+  int got = fscanf(f, "%d %llu %4095s", &pid, &st, cg);
+  fclose(f);
+  if (got < 2) return -1;
+  crt_state *s = calloc(1, sizeof *s);
+  if (!s) return -1;
+  s->id = strdup(id);
+  s->pid = pid;
+  s->start_time = st;
+  s->cgroup_path = strdup(cg);
+  s->dir = strdup(dir);
+  s->ready = true;
+  *out = s;
+  return 0;
 }
 
 static char *tree_str(yajl_val root, const char *key) {

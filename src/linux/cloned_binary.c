@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crt/log.h"
@@ -59,7 +60,14 @@ static int clone_exe(crt_err **err) {
     if (n < 0) return crt_error(err, errno, "copying /proc/self/exe into a memfd");
     if (n == 0) return crt_error(err, EIO, "copying /proc/self/exe: short read at %lld", (long long)done);
   }
-  if (fcntl(mfd, F_ADD_SEALS, WANT_SEALS) < 0) return crt_error(err, errno, "sealing the copy of /proc/self/exe");
+  /* F_SEAL_WRITE fails with EBUSY while pages are still pinned (sendfile's
+   * internal pipe can hold them for a moment): retry briefly. */
+  int tries = 0;
+  while (fcntl(mfd, F_ADD_SEALS, WANT_SEALS) < 0) {
+    if (errno != EBUSY || ++tries > 200) return crt_error(err, errno, "sealing the copy of /proc/self/exe");
+    struct timespec ts = {0, 500000};
+    nanosleep(&ts, NULL);
+  }
   return crt_steal_fd(mfd);
 }
 

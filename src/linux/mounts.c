@@ -1,18 +1,23 @@
 #define _GNU_SOURCE
 /* mounts[] options and the mounts themselves. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <libmount.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "crt/log.h"
 #include "crt/fs.h"
+#include "crt/log.h"
 #include "crt/rootfs.h"
 
 #ifndef MS_NOSYMFOLLOW
@@ -250,6 +255,75 @@ static int apply_after(const mctx *c, crt_err **err) {
   return 0;
 }
 
+static int write_map(pid_t pid, const char *file, const crt_idmapv *m, crt_err **err) {
+  char path[64], buf[4096];
+  size_t n = 0;
+  for (size_t i = 0; i < m->len && n < sizeof buf; i++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id, m->v[i].size);
+  if (n >= sizeof buf) return crt_error(err, E2BIG, "%s: too many mappings", file);
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+  return crt_write_file(path, buf, n, 0, err);
+}
+
+/* A user namespace holding the mappings, for MOUNT_ATTR_IDMAP: a child
+ * unshares one, we map it from outside and keep a reference to it. */
+static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err **err) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    return crt_error(err, errno, "fork");
+  }
+  if (pid == 0) {
+    close(p[0]);
+    /* Our pid as /proc (maybe not of our pid namespace) knows it. */
+    char self[16] = "";
+    if (unshare(CLONE_NEWUSER) < 0 || readlink("/proc/self", self, sizeof self - 1) <= 0) _exit(1);
+    if (write(p[1], self, sizeof self) != (ssize_t)sizeof self) _exit(1);
+    for (;;) pause(); /* killed once the namespace is held */
+  }
+  close(p[1]);
+  char self[16] = "";
+  int fd = -1;
+  pid_t ppid = 0;
+  if (crt_read_all(p[0], self, sizeof self) != (ssize_t)sizeof self || (ppid = (pid_t)atoi(self)) <= 0) {
+    crt_error(err, 0, "create a user namespace for an idmapped mount");
+  } else if (write_map(ppid, "uid_map", uids, err) == 0 && write_map(ppid, "gid_map", gids, err) == 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ppid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) crt_error(err, errno, "open %s", path);
+  }
+  close(p[0]);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  return fd;
+}
+
+/* An idmapped bind: clone the source tree, set MOUNT_ATTR_IDMAP on it
+ * ("ridmap": on all of it), attach it at the destination. */
+static int bind_idmapped(const mctx *c, int sfd, int dst, bool recursive, crt_err **err) {
+  const crt_linux *l = c->cfg->spec->linux_;
+  const crt_idmapv *uids = c->m->uid_mappings.len || !l ? &c->m->uid_mappings : &l->uid_mappings;
+  const crt_idmapv *gids = c->m->gid_mappings.len || !l ? &c->m->gid_mappings : &l->gid_mappings;
+  if (!uids->len || !gids->len)
+    return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", c->idx,
+                     c->m->destination);
+  cleanup_close int userns = idmap_userns(uids, gids, err);
+  if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", c->idx);
+  cleanup_close int tree =
+      open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
+  if (tree < 0) return crt_error(err, errno, "clone %s for an idmapped mount", c->src);
+  struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | (c->o.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
+    return crt_error(err, errno, "idmap %s", c->src);
+  if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return crt_error(err, errno, "mount %s on %s", c->src, c->m->destination);
+  return 0;
+}
+
 static int bind_from(const mctx *c, const char *source, bool recursive, unsigned long flags, crt_err **err) {
   struct stat st;
   if (stat(source, &st) < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
@@ -259,7 +333,11 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
   cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
   if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
   char sp[32];
-  if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) return -1;
+  if (c->o.idmap || c->o.ridmap || c->m->uid_mappings.len || c->m->gid_mappings.len) {
+    if (bind_idmapped(c, sfd, dst, recursive, err) < 0) return -1;
+  } else if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) {
+    return -1;
+  }
   flags &= ~(MS_REMOUNT | MS_MOVE);
   if (!flags) return 0;
   cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
@@ -278,12 +356,69 @@ static char *with_label(const mctx *c, const char *data) {
   return out;
 }
 
+static int copy_tree(int src, int dst, int depth);
+
+static int copy_entry(int src, int dst, const char *name, const struct stat *st, int depth) {
+  if (S_ISDIR(st->st_mode)) {
+    if (mkdirat(dst, name, st->st_mode & 07777) < 0 && errno != EEXIST) return -1;
+    cleanup_close int s = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int d = openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s < 0 || d < 0 || copy_tree(s, d, depth + 1) < 0) return -1;
+  } else if (S_ISREG(st->st_mode)) {
+    cleanup_close int s = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    cleanup_close int d = openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 07777);
+    if (s < 0 || d < 0) return -1;
+    char buf[65536];
+    ssize_t r;
+    while ((r = read(s, buf, sizeof buf)) > 0)
+      if (crt_write_all(d, buf, (size_t)r) < 0) return -1;
+    if (r < 0 || fchmod(d, st->st_mode & 07777) < 0) return -1;
+  } else if (S_ISLNK(st->st_mode)) {
+    char target[4096];
+    ssize_t n = readlinkat(src, name, target, sizeof target - 1);
+    if (n < 0) return -1;
+    target[n] = 0;
+    if (symlinkat(target, dst, name) < 0) return -1;
+  } else if (mknodat(dst, name, st->st_mode, st->st_rdev) < 0) {
+    return -1;
+  }
+  return fchownat(dst, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
+}
+
+/* tmpcopyup: what was under the tmpfs is copied into it (owners, modes). */
+static int copy_tree(int src, int dst, int depth) {
+  if (depth > 64) return errno = ELOOP, -1;
+  int fd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  DIR *d = fdopendir(fd);
+  if (!d) return close(fd), -1;
+  struct dirent *e;
+  int rc = 0;
+  while (rc == 0 && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    struct stat st;
+    rc = fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -1 : copy_entry(src, dst, e->d_name, &st, depth);
+  }
+  int saved = errno;
+  closedir(d);
+  errno = saved;
+  return rc;
+}
+
 static int mount_fs(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
   cleanup_free char *data = with_label(c, c->o.data);
-  return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, c->o.flags & ~(MS_REMOUNT | MS_MOVE),
-                  data, err);
+  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  bool copyup = c->o.tmpcopyup && !strcmp(c->type, "tmpfs");
+  if (!copyup) return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err);
+  cleanup_close int under = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  if (under < 0) return dest_error(c, err);
+  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags & ~MS_RDONLY, data, err) < 0) return -1;
+  cleanup_close int now = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  if (now < 0) return dest_error(c, err);
+  if (copy_tree(under, now, 0) < 0) return crt_error(err, errno, "tmpcopyup into %s", c->m->destination);
+  return flags & MS_RDONLY ? remount_bind(c, now, flags, err) : 0;
 }
 
 /* proc and sysfs only onto real directories, and only if what ends up there
@@ -454,10 +589,14 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   /* Read mountinfo whole first: the binds below add cgroup lines to it. */
   cleanup_free char *info = NULL;
   if (crt_read_file("/proc/self/mountinfo", 16 << 20, &info, NULL, err) < 0) return -1;
-  for (char *save = NULL, *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+  size_t rlen = strlen(c->cfg->rootfs);
+  char *save = NULL;
+  for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *root, *mp, *fstype, *super;
     if (parse_mountinfo_line(line, &root, &mp, &fstype, &super) < 0 || strcmp(fstype, "cgroup")) continue;
+    /* Only the host's hierarchies: none already inside the rootfs. */
     if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
+    if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
     if (cgroup_v1_one(c, mp, root, super, err) < 0) return -1;
     if (link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       return crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
@@ -498,9 +637,11 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
   int rc;
   c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
   c.src = c.m->source && *c.m->source ? c.m->source : c.type;
-  if (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len) {
-    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmapped mounts", i, c.m->destination);
-  } else if (c.o.bind || !strcmp(c.type, "bind")) {
+  bool bind = c.o.bind || !strcmp(c.type, "bind");
+  if (!bind && (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len)) {
+    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmap is only supported on bind mounts", i,
+                   c.m->destination);
+  } else if (bind) {
     rc = c.m->source ? bind_from(&c, c.m->source, c.o.recursive, c.o.flags, err)
                      : crt_error(err, 0, "mounts[%zu]: destination \"%s\": bind mount without a source", i,
                                  c.m->destination);

@@ -30,10 +30,11 @@ static int try_openat2(int rootfd, const char *path, int flags) {
       .flags = (uint64_t)(flags | O_CLOEXEC),
       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
   };
-  for (;;) {
+  for (int tries = 0;; tries++) {
     long fd = syscall(SYS_openat2, rootfd, *path ? path : ".", &how, sizeof how);
-    /* EAGAIN: a rename raced the lookup; the kernel asks us to retry. */
-    if (fd < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    /* EAGAIN: a rename or mount raced the lookup; retry a bounded number of
+     * times, then let the caller use the component walk. */
+    if (fd < 0 && (errno == EAGAIN || errno == EINTR) && tries < 64) continue;
     return (int)fd;
   }
 }
@@ -115,8 +116,8 @@ static int walk(int rootfd, const char *path, int flags) {
 static int resolve(int rootfd, const char *path, int flags) {
   if (use_openat2) {
     int fd = try_openat2(rootfd, path, flags);
-    if (fd >= 0 || errno != ENOSYS) return fd;
-    use_openat2 = false;
+    if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN)) return fd;
+    if (errno == ENOSYS) use_openat2 = false;
   }
   return walk(rootfd, path, flags);
 }

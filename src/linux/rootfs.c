@@ -33,8 +33,9 @@ static const char *rootfs_propagation(const crt_rootfs_config *cfg) {
   return l && l->rootfs_propagation && *l->rootfs_propagation ? l->rootfs_propagation : NULL;
 }
 
-/* pivot_root refuses a new root whose parent mount is shared: make that
- * mount (the one holding rootfs, found in mountinfo) private. */
+/* pivot_root refuses a new root whose parent mount is shared, and an
+ * unbindable one cannot be bound: make that mount (the one holding rootfs,
+ * found in mountinfo) private; rootfsPropagation is applied after pivot. */
 static int parent_mount_private(const char *rootfs, crt_err **err) {
   char real[PATH_MAX];
   if (!realpath(rootfs, real)) return crt_error(err, errno, "realpath %s", rootfs);
@@ -51,7 +52,9 @@ static int parent_mount_private(const char *rootfs, crt_err **err) {
     snprintf(best, sizeof best, "%s", mp);
     char *dash = strstr(line, " - ");
     char *sh = strstr(line, " shared:");
-    best_shared = sh && dash && sh < dash;
+    char *ub = strstr(line, " unbindable");
+    /* unbindable (rootfsPropagation on "/") would refuse the bind too */
+    best_shared = dash && ((sh && sh < dash) || (ub && ub < dash));
   }
   if (best_shared && mount(NULL, best, NULL, MS_PRIVATE, NULL) < 0)
     return crt_error(err, errno, "make %s private", best);
@@ -114,14 +117,18 @@ static int move_root(const char *rootfs, crt_err **err) {
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err) {
   if ((no_pivot ? move_root : pivot)(cfg->rootfs, err) < 0) return -1;
   if (chdir("/") < 0) return crt_error(err, errno, "chdir /");
-  /* rootfsPropagation is for the container's root mount; applied once it
-   * is "/", as a shared new root would make pivot_root fail. */
+  return 0;
+}
+
+/* rootfsPropagation is for the container's root mount; applied once it is
+ * "/" and every bind of finalize is done: a shared new root would make
+ * pivot_root fail, an unbindable one the readonlyPaths binds. */
+static int apply_root_propagation(const crt_rootfs_config *cfg, crt_err **err) {
   const char *rp = rootfs_propagation(cfg);
   unsigned long prop;
-  if (rp) {
-    if (propagation_of(rp, &prop, err) < 0) return -1;
-    if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "linux.rootfsPropagation %s", rp);
-  }
+  if (!rp) return 0;
+  if (propagation_of(rp, &prop, err) < 0) return -1;
+  if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "linux.rootfsPropagation %s", rp);
   return 0;
 }
 
@@ -199,6 +206,6 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
     for (size_t i = 0; i < l->masked_paths.len; i++)
       if (masked_path(rootfd, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
   }
-  if (cfg->spec->root && cfg->spec->root->readonly) return remount_ro(rootfd, "/", "/", err);
-  return 0;
+  if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
+  return apply_root_propagation(cfg, err);
 }

@@ -417,6 +417,16 @@ static int copy(int master, int sfd, pid_t forward_to, crt_err **err) {
   }
 }
 
+/* As runc: the container's \n reaches our stdout as \n, so output
+ * redirected to a file has no \r; our tty's OPOST adds it on screen. */
+int crt_terminal_master_prepare(int master, crt_err **err) {
+  struct termios t;
+  if (tcgetattr(master, &t) < 0) return crt_error(err, errno, "get terminal attributes of the pty master");
+  t.c_oflag &= ~(tcflag_t)ONLCR;
+  if (tcsetattr(master, TCSANOW, &t) < 0) return crt_error(err, errno, "clear ONLCR on the pty master");
+  return 0;
+}
+
 int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err) {
   struct loop_state st = {.sfd = -1, .master_flags = -1};
   int ret = -1;
@@ -428,18 +438,7 @@ int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err) 
     goto out;
   }
   st.master_flags = fl;
-  /* As runc: the container's \n reaches our stdout as \n, so output
-   * redirected to a file has no \r; our tty's OPOST adds it on screen. */
-  struct termios t;
-  if (tcgetattr(master, &t) < 0) {
-    crt_error(err, errno, "get terminal attributes of the pty master");
-    goto out;
-  }
-  t.c_oflag &= ~(tcflag_t)ONLCR;
-  if (tcsetattr(master, TCSANOW, &t) < 0) {
-    crt_error(err, errno, "clear ONLCR on the pty master");
-    goto out;
-  }
+  if (crt_terminal_master_prepare(master, err) < 0) goto out;
   /* The signalfd first: with forwarding, the fatal signals are blocked by
    * then, so enter_raw installs no handler for them. */
   if (open_signal_fd(&st, forward_to, err) < 0 || enter_raw(&st, err) < 0) goto out;

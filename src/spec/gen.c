@@ -133,7 +133,7 @@ static void gen_scheduler(G g, const crt_scheduler *s) {
 
 static void gen_process(G g, const crt_process *p) {
   yajl_gen_map_open(g);
-  kbool(g, "terminal", p->terminal);
+  if (p->terminal) kbool(g, "terminal", true);
   if (p->has_console_size) {
     key(g, "consoleSize");
     yajl_gen_map_open(g);

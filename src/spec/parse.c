@@ -19,6 +19,7 @@
 
 #define MAX_CONFIG_SIZE (64u << 20)
 #define MAX_DEPTH 256
+#define MAX_VALUES 1000000
 
 typedef struct {
   const char *name;
@@ -902,13 +903,17 @@ static int json_error(const char *name, const char *buf, size_t off, const char 
 }
 
 /* Bounded nesting so neither yajl's tree nor its recursive free can exhaust
- * the stack on hostile input. */
+ * the stack on hostile input, and a bounded number of values so that a
+ * 64 MiB "[0,0,0,...]" cannot take gigabytes as a tree. */
 static int check_depth(const char *name, const char *buf, size_t len, crt_err **err) {
-  size_t depth = 0;
+  size_t depth = 0, values = 0;
   bool in_str = false;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
     if (in_str) {
+      /* C strings cannot carry NUL: "a\u0000b" would silently become "a". */
+      if (c == '\\' && len - i >= 6 && memcmp(buf + i + 1, "u0000", 5) == 0)
+        return json_error(name, buf, i, "NUL character (\\u0000) in string", err);
       if (c == '\\') i++;
       else if (c == '"') in_str = false;
     } else if (c == '"') {
@@ -917,6 +922,8 @@ static int check_depth(const char *name, const char *buf, size_t len, crt_err **
       if (++depth > MAX_DEPTH) return json_error(name, buf, i, "nesting deeper than 256 levels", err);
     } else if ((c == ']' || c == '}') && depth > 0) {
       depth--;
+    } else if (c == ',' && ++values > MAX_VALUES) {
+      return json_error(name, buf, i, "more than 1000000 JSON values", err);
     }
   }
   return 0;
@@ -932,9 +939,11 @@ static int check_syntax(const char *name, const char *buf, size_t len, crt_err *
   if (h == NULL) abort();
   yajl_status st = yajl_parse(h, (const unsigned char *)buf, len);
   size_t off = yajl_get_bytes_consumed(h);
+  bool at_end = false;
   if (st == yajl_status_ok) {
     st = yajl_complete_parse(h);
     off = len;
+    at_end = true;
   }
   int ret = 0;
   if (st != yajl_status_ok) {
@@ -943,6 +952,9 @@ static int check_syntax(const char *name, const char *buf, size_t len, crt_err *
     if (m) yajl_free_error(h, m);
     size_t n = msg ? strlen(msg) : 0;
     while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '.')) msg[--n] = 0;
+    /* After a grammar error yajl counts the offending token as consumed;
+     * after a lexical one it stops before it.  Point at the byte itself. */
+    if (msg && strncmp(msg, "parse error", 11) == 0 && off > 0 && !at_end) off--;
     ret = json_error(name, buf, off > len ? len : off, msg && *msg ? msg : "syntax error", err);
     free(msg);
   }

@@ -15,13 +15,11 @@ int crt_spec_validate_for_create(const crt_spec *s, crt_err **err) {
   if (p->cwd[0] != '/') return crt_error(err, 0, "%s: .process.cwd: path \"%s\" is not absolute", n, p->cwd);
   const crt_linux *l = s->linux_;
   const crt_namespace *user = crt_spec_namespace(s, CRT_NS_USER);
+  /* Mappings without a new user namespace are left alone (joining one). */
   bool new_user = user && user->path == NULL;
   if (new_user && (l->uid_mappings.len == 0 || l->gid_mappings.len == 0))
     return crt_error(err, 0, "%s: .linux.%s: a new user namespace needs uidMappings and gidMappings", n,
                      l->uid_mappings.len == 0 ? "uidMappings" : "gidMappings");
-  if (!new_user && l && (l->uid_mappings.len || l->gid_mappings.len))
-    return crt_error(err, 0, "%s: .linux.%s: mappings are set but no new user namespace is requested", n,
-                     l->uid_mappings.len ? "uidMappings" : "gidMappings");
   for (size_t i = 0; l && i < l->n_time_offsets; i++)
     if (crt_spec_namespace(s, CRT_NS_TIME) == NULL)
       return crt_error(err, 0, "%s: .linux.timeOffsets: set but no time namespace is requested", n);
@@ -30,8 +28,7 @@ int crt_spec_validate_for_create(const crt_spec *s, crt_err **err) {
   if (s->domainname && s->domainname[0] && crt_spec_namespace(s, CRT_NS_UTS) == NULL)
     return crt_error(err, 0, "%s: .domainname: setting the domainname needs a new UTS namespace", n);
   for (size_t i = 0; i < s->n_mounts; i++)
-    for (size_t j = 0; j < s->mounts[i].uid_mappings.len + s->mounts[i].gid_mappings.len; j++)
-      if (s->mounts[i].uid_mappings.len == 0 || s->mounts[i].gid_mappings.len == 0)
-        return crt_error(err, 0, "%s: .mounts[%zu]: idmapped mounts need both uidMappings and gidMappings", n, i);
+    if ((s->mounts[i].uid_mappings.len == 0) != (s->mounts[i].gid_mappings.len == 0))
+      return crt_error(err, 0, "%s: .mounts[%zu]: idmapped mounts need both uidMappings and gidMappings", n, i);
   return 0;
 }

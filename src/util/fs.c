@@ -94,7 +94,9 @@ int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t
     return crt_error(err, ENAMETOOLONG, "%s", path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return crt_error(err, errno, "open %s", tmp);
-  if (crt_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+  /* No fsync: rename makes the update atomic for every reader; the state
+   * lives on /run (tmpfs) and does not outlive a reboot anyway. */
+  if (crt_write_all(fd, data, len) < 0) {
     int e = errno;
     close(fd);
     unlink(tmp);

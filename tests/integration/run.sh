@@ -27,8 +27,11 @@ for f in "$here"/t_*.sh; do
     [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]] && continue
     T=$CRT_TEST_WORK/$fn.$RANDOM; mkdir -p "$T"
     s0=$(date +%s.%N)
-    output=$( (export T CRT_ROOT=$T/root; cd "$T"; source "$here/lib.sh"; source "$f"; "$fn") 2>&1 )
+    # Output goes to a file, not a pipe: a leaked container process holding
+    # the pipe open must not hang the runner.
+    (export T CRT_ROOT=$T/root; cd "$T"; source "$here/lib.sh"; source "$f"; "$fn") >"$T/.output" 2>&1 </dev/null
     rc=$?
+    output=$(cat "$T/.output")
     # Clean up whatever the test left (its own root only).
     for id in $("$CRT_BIN" --root "$T/root" list -q 2>/dev/null); do "$CRT_BIN" --root "$T/root" delete -f "$id" >/dev/null 2>&1; done
     secs=$(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
@@ -42,13 +45,15 @@ done
 
 # Nothing may leak: mounts, cgroups, processes of the tests.
 leaks=$(grep -c "$CRT_TEST_WORK" /proc/self/mountinfo)
-cg=$(find /sys/fs/cgroup -maxdepth 3 -type d -name 'crt-t*' 2>/dev/null | wc -l)
+# only this run's containers (ids from new_id start with crt-t<our pid>-):
+# other runs on the machine are not ours to judge
+cg=$(find /sys/fs/cgroup -maxdepth 3 -type d -name "crt-t$$-*" 2>/dev/null | wc -l)
 procs=$(pgrep -f "$CRT_TEST_WORK" | wc -l)
 if [ -z "${ONLY:-}" ] || [ "${CHECK_LEAKS:-0}" = 1 ]; then
   if [ "$leaks" != 0 ] || [ "$cg" != 0 ] || [ "$procs" != 0 ]; then
     failn=$((failn+1)); echo "FAIL leak-check: mounts=$leaks cgroups=$cg processes=$procs"
     grep "$CRT_TEST_WORK" /proc/self/mountinfo | head -5
-    find /sys/fs/cgroup -maxdepth 3 -type d -name 'crt-t*' | head -5
+    find /sys/fs/cgroup -maxdepth 3 -type d -name "crt-t$$-*" | head -5
   else
     pass=$((pass+1)); echo "ok   leak-check"
   fi

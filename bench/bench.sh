@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# crt vs runc vs crun: lifecycle latency, exec, state/list at scale,
+# throughput, peak RSS, and the bare-kernel floor.  `make bench` runs this.
+#
+# Two cgroup layouts are measured:
+#  cgroup2ns  a private mount namespace whose /sys/fs/cgroup is a fresh
+#             cgroup2 mount; crun 1.8.1 refuses the host's v1 hybrid layout,
+#             so all three run here (crun with --cgroup-manager=disabled).
+#  host       the host's v1 hybrid layout: crt and runc only.
+#
+# Environment:
+#  BENCH_QUICK=1        smoke run (< 1 min): few iterations, small N
+#  BENCH_FULL=1         1000 containers present for state/list
+#  BENCH_ITERS, BENCH_WARMUP, BENCH_RSS_ITERS   rounds per measurement
+#  BENCH_N              containers present for state_N/list_N
+#  BENCH_LIFECYCLE_N    containers in the serial/parallel throughput runs
+#  BENCH_OUT            JSON output (default bench/results/latest.json)
+#  BENCH_MODES          "cgroup2ns host" (default) or a subset
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$here/.." && pwd)
+CRT=$REPO/crt
+RUNC=/usr/sbin/runc
+CRUN=/usr/bin/crun
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (containers, namespaces, cgroups)"
+[ -x "$CRT" ] || die "no $CRT: run make"
+
+# Reference runtimes, installed only when missing.  (hyperfine is not used:
+# it cannot interleave runtimes round by round, which this driver does.)
+missing=()
+[ -x "$RUNC" ] || missing+=(runc)
+[ -x "$CRUN" ] || missing+=(crun)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bench: installing ${missing[*]}" >&2
+  apt-get update >&2 && apt-get install -y "${missing[@]}" >&2
+fi
+for t in /bin/busybox /usr/bin/time unshare python3; do
+  command -v "$t" >/dev/null || die "missing $t (packages: busybox-static, time, util-linux, python3)"
+done
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+  d_iters=5 d_warm=1 d_rss=2 d_n=20 d_life=10
+else
+  d_iters=12 d_warm=2 d_rss=5 d_n=200 d_life=100
+fi
+[ "${BENCH_FULL:-0}" = 1 ] && d_n=1000
+ITERS=${BENCH_ITERS:-$d_iters}
+WARMUP=${BENCH_WARMUP:-$d_warm}
+RSS_ITERS=${BENCH_RSS_ITERS:-$d_rss}
+N=${BENCH_N:-$d_n}
+LIFE_N=${BENCH_LIFECYCLE_N:-$d_life}
+OUT=${BENCH_OUT:-$REPO/bench/results/latest.json}
+MODES=${BENCH_MODES:-cgroup2ns host}
+
+W=$(mktemp -d /tmp/crt-bench.XXXXXX)
+echo "bench: work dir $W" >&2
+# Runs "$@" where /sys/fs/cgroup is a fresh cgroup2 mount (private mount ns).
+in_cgroup2ns() {
+  unshare -m --propagation private bash -c \
+    'umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' cgroup2ns "$@"
+}
+# Deletes whatever a crashed driver left, in the layout it was created in.
+cleanup() {
+  local r rt ids
+  for r in "$W"/root-*; do
+    [ -d "$r" ] || continue
+    case $(basename "$r") in
+      *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; *-crun) rt="$CRUN --cgroup-manager=disabled" ;; *) continue ;;
+    esac
+    local wrap=()
+    case $(basename "$r") in root-cgroup2ns-*) wrap=(in_cgroup2ns) ;; esac
+    ids=$($rt --root "$r" list -q 2>/dev/null) || continue
+    for id in $ids; do "${wrap[@]}" $rt --root "$r" delete -f "$id" >/dev/null 2>&1 || true; done
+  done
+  rm -rf "$W"
+}
+trap cleanup EXIT
+
+# One busybox bundle (crt spec, /bin/true, no terminal) and a config-only
+# twin on the same rootfs running sleep, the target for exec/state.  ociVersion 1.1.0: crun 1.8.1 rejects
+# "1.2.0" ("unknown version specified"); nothing else in the config changes.
+mk_rootfs() {
+  mkdir -p "$1"/{bin,dev,proc,sys,tmp,etc,root,run}
+  cp /bin/busybox "$1/bin/busybox"
+  local a
+  for a in true sh sleep; do ln -s busybox "$1/bin/$a"; done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd"
+  echo 'root:x:0:' >"$1/etc/group"
+}
+mk_config() { # DIR ARGS_JSON [ROOTFS]
+  mkdir -p "$1"
+  (cd "$1" && "$CRT" spec)
+  python3 - "$1/config.json" "$2" "${3:-}" <<'PY'
+import json, sys
+p, args, rootfs = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+c = json.load(open(p))
+c["ociVersion"] = "1.1.0"
+c["process"]["args"] = args
+c["process"]["terminal"] = False
+if rootfs:
+    c["root"]["path"] = rootfs  # read-only, so the twin can share it
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+mk_rootfs "$W/bundle/rootfs"
+mk_config "$W/bundle" '["/bin/true"]'
+mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
+
+common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --iters "$ITERS"
+        --warmup "$WARMUP" --rss-iters "$RSS_ITERS" --n "$N" --lifecycle-n "$LIFE_N")
+t0=$(date +%s)
+load_start=$(cut -d" " -f1-3 /proc/loadavg)
+parts=()
+for mode in $MODES; do
+  case $mode in
+    cgroup2ns)
+      in_cgroup2ns python3 "$here/bench.py" --mode cgroup2ns --out "$W/part-cgroup2ns.json" "${common[@]}" \
+        --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN,--cgroup-manager=disabled" ;;
+    host)
+      python3 "$here/bench.py" --mode host --out "$W/part-host.json" --floor "${common[@]}" \
+        --runtime crt="$CRT" --runtime runc="$RUNC" ;;
+    *) die "unknown mode $mode" ;;
+  esac
+  parts+=("$W/part-$mode.json")
+done
+
+python3 - "$W/meta.json" <<PY
+import json, os, platform, subprocess, sys, time
+def ver(argv):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0]
+    except Exception as e:
+        return "unknown (%s)" % e
+doc = {
+  "meta": {
+    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    "kernel": platform.release(), "cpus": os.cpu_count(),
+    "loadavg_start": "$load_start".split(),
+    "loadavg_end": open("/proc/loadavg").read().split()[:3],
+    "command": "make bench  (bash bench/bench.sh)",
+    "env": {k: v for k, v in os.environ.items() if k.startswith("BENCH_")},
+    "iters": $ITERS, "warmup": $WARMUP, "rss_iters": $RSS_ITERS, "n": $N,
+    "lifecycle_n": $LIFE_N, "seconds": $(( $(date +%s) - t0 )),
+    "versions": {"crt": ver(["$CRT", "--version"]), "runc": ver(["$RUNC", "--version"]),
+                 "crun": ver(["$CRUN", "--version"])},
+    "timing": "wall time of each runtime command as spawned by bench/bench.py (Python subprocess); runtimes interleaved round by round, warm-up rounds dropped",
+  },
+  "mode_descriptions": {
+    "cgroup2ns": "private mount ns, /sys/fs/cgroup = fresh cgroup2 mount; crun --cgroup-manager=disabled",
+    "host": "host cgroup v1 hybrid layout (crun 1.8.1 refuses it: not measured)",
+  },
+}
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+mkdir -p "$(dirname "$OUT")"
+python3 "$here/report.py" "$OUT" "$W/meta.json" "${parts[@]}"
+echo "results: $OUT ($(( $(date +%s) - t0 ))s)"

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# podman (with conmon) drives ./crt.
+#
+# podman.sh [WORKDIR]: runs podman with --runtime = a wrapper named crt that
+# records every argv and execs ./crt, storage (--root, --runroot, --tmpdir,
+# vfs driver) under WORKDIR (default a fresh temp dir), and CONTAINERS_CONF =
+# contrib/podman/containers.conf with the test's paths filled in.  Imports a
+# locally built busybox rootfs, runs containers, checks what podman reports
+# and what crt was asked, then removes everything and checks that nothing
+# remains.  Exit 0 only if every check passed.  Needs root, podman 4, conmon.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$here/../.." && pwd)
+CRT=${CRT_BIN:-$REPO/crt}
+if [ $# -gt 0 ]; then W=$1; mkdir -p "$W"; else W=$(mktemp -d /tmp/crt-podman.XXXXXX); fi
+W=$(cd "$W" && pwd)
+IMG=localhost/crt-busybox:latest
+P=crt-tp$$            # prefix of every container name
+fails=0
+
+say() { echo "podman.sh: $*"; }
+bad() { say "FAIL: $*"; fails=$((fails + 1)); }
+die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
+ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
+ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+pm() { timeout 60 podman --runtime "$W/bin/crt" --root "$W/root" --runroot "$W/rr" \
+  --tmpdir "$W/tmp" --storage-driver vfs "$@"; }
+# A known crt bug, reported to the lead: with a seccomp profile and without
+# noNewPrivileges (podman's default), a non-root process.user fails because
+ok_eq_user() { ok_eq "$@"; }
+status() { pm inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$1" 2>&1; }
+
+[ "$(id -u)" = 0 ] || die "needs root"
+for b in podman conmon python3 script; do command -v "$b" >/dev/null || die "$b is not installed"; done
+[ -x "$CRT" ] || die "no $CRT: run make"
+# podman refuses a runroot longer than 50 characters.
+[ ${#W} -le 47 ] || die "work dir $W is too long: podman's runroot $W/rr must be <= 50 characters"
+
+# Host paths podman writes to whatever its flags say; removed at the end only
+# if this run made them.
+host_paths="/var/lib/containers /run/containers /etc/containers/networks /run/crt"
+for c in /sys/fs/cgroup/*/; do host_paths="$host_paths ${c}libpod_parent"; done
+made=""
+for h in $host_paths; do [ -e "$h" ] || made="$made $h"; done
+
+cleanup() {
+  set +e
+  pm rm -af -t 0 >/dev/null 2>&1
+  pm rmi -af >/dev/null 2>&1
+  # conmon runs `podman container cleanup` after each exit; let those finish.
+  for _ in $(seq 50); do pgrep -f "$W/" >/dev/null || break; sleep 0.1; done
+  left=$(pgrep -af "$W/"); [ -z "$left" ] || { bad "processes left: $left"; kill -KILL $(pgrep -f "$W/"); }
+  m=$(grep -c " $W" /proc/self/mountinfo)
+  [ "$m" = 0 ] || { bad "$m mounts left under $W"; grep " $W" /proc/self/mountinfo | awk '{print $5}' | sort -r | xargs -r -n1 umount -l; }
+  # podman passes no --root: crt's state is in its default root.
+  st=$("$CRT" list -q 2>/dev/null | grep -xf <(grep -oE '[0-9a-f]{64}$' "$W/argv.log" 2>/dev/null | sort -u))
+  [ -z "$st" ] || bad "crt state left in its default root: $st"
+  cg=$(for id in $(grep -oE '[0-9a-f]{64}$' "$W/argv.log" 2>/dev/null | sort -u); do
+    find /sys/fs/cgroup -maxdepth 3 -type d -name "libpod-$id" 2>/dev/null; done)
+  [ -z "$cg" ] || bad "container cgroups left: $cg"
+  for h in $made; do
+    case $h in
+      /sys/*) rmdir "$h/conmon" "$h" 2>/dev/null ;;
+      /run/crt) rmdir "$h" 2>/dev/null ;;   # crt's default root, if empty
+      *) rm -rf "$h" ;;
+    esac
+  done
+  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
+  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
+  [ "$fails" = 0 ]
+  exit $?
+}
+trap cleanup EXIT
+
+# The contrib snippet, with this run's crt and paths kept under $W.
+sed -e "s#\"/usr/local/bin/crt\", \"/usr/bin/crt\"#\"$W/bin/crt\"#" \
+    -e "/^\[containers\]/a netns = \"none\"\nlog_driver = \"k8s-file\"" \
+    -e "/^\[engine\]/a events_logfile_path = \"$W/events.log\"\nvolume_path = \"$W/volumes\"" \
+    "$REPO/contrib/podman/containers.conf" >"$W/containers.conf"
+printf '[network]\nnetwork_config_dir = "%s/networks"\n' "$W" >>"$W/containers.conf"
+export CONTAINERS_CONF=$W/containers.conf
+mkdir -p "$W/bin"
+cat >"$W/bin/crt" <<SH
+#!/bin/sh
+printf '%s\n' "\$*" >>"$W/argv.log"
+exec "$CRT" "\$@"
+SH
+chmod +x "$W/bin/crt"
+python3 "$here/mkimage.py" "$W/image" || die "mkimage.py failed"
+out=$(pm import "$W/image/rootfs.tar" "$IMG" 2>&1) || die "podman import: $out"
+
+# 1. foreground runs, output and exit codes
+out=$(pm run --rm "$IMG" echo hi 2>&1); rc=$?
+ok_eq "0 hi" "$rc $out" "run --rm echo hi"
+out=$(pm run --rm "$IMG" sh -c 'exit 7' 2>&1); rc=$?
+ok_eq 7 "$rc" "run exit status ($out)"
+out=$(pm run --rm "$IMG" /nonexistent 2>&1); rc=$?
+ok_eq 127 "$rc" "run of a missing binary: exit status"
+ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missing binary: crt's message"
+out=$(pm run --rm "$IMG" sh -c 'cat /proc/self/limits' 2>&1)
+ok_eq "1024 1024" "$(echo "$out" | awk '/open files/ {print $4, $5}')" "default_ulimits nofile reaches the container"
+
+out=$(script -qec "podman --runtime $W/bin/crt --root $W/root --runroot $W/rr --tmpdir $W/tmp --storage-driver vfs run --rm -it $IMG sh -c 'tty; exit 2'" /dev/null 2>&1); rc=$?
+ok_eq 2 "$rc" "run -it under a pty: exit status ($out)"
+ok_has "$out" /dev/pts/0 "run -it: the process has a terminal"
+
+out=$(pm run --rm --memory 64m --pids-limit 50 "$IMG" sh -c 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max' 2>&1)
+ok_eq "67108864 50" "$(echo $out)" "run --memory --pids-limit: the container's cgroup limits"
+out=$(pm run --rm --user 65534 "$IMG" id -u 2>&1)
+ok_eq_user 65534 "$out" "run --user 65534"
+
+# 2. detached container: exec, logs, top, pause/unpause, stop
+c=$P-d
+out=$(pm run -d --name "$c" "$IMG" sh -c 'trap "exit 0" TERM; echo started; while :; do sleep 0.1; done' 2>&1) \
+  || die "run -d: $out"
+ok_eq "running 0" "$(status "$c")" "run -d: running"
+out=$(pm exec "$c" echo in-exec 2>&1); rc=$?
+ok_eq "0 in-exec" "$rc $out" "exec echo"
+out=$(pm exec --user 65534 -e FOO=bar -w /tmp "$c" sh -c 'echo $(id -u) $FOO $(pwd)' 2>&1)
+ok_eq_user "65534 bar /tmp" "$out" "exec --user -e -w"
+out=$(pm exec "$c" sh -c 'exit 4' 2>&1); rc=$?
+ok_eq 4 "$rc" "exec exit status ($out)"
+out=$(pm exec "$c" /nonexistent 2>&1); rc=$?
+ok_eq 127 "$rc" "exec of a missing binary: exit status"
+ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary: crt's message"
+out=$(script -qec "podman --runtime $W/bin/crt --root $W/root --runroot $W/rr --tmpdir $W/tmp --storage-driver vfs exec -it $c sh -c 'tty; exit 6'" /dev/null 2>&1); rc=$?
+ok_eq 6 "$rc" "exec -it under a pty: exit status ($out)"
+ok_has "$out" /dev/pts/ "exec -it: the process has a terminal"
+out=$(pm logs "$c" 2>&1)
+ok_eq started "$out" "logs"
+out=$(pm top "$c" args 2>&1)
+ok_has "$out" "while :" "top lists the container's processes"
+out=$(pm pause "$c" 2>&1) || bad "pause: $out"
+ok_eq "paused 0" "$(status "$c")" "pause"
+out=$(pm unpause "$c" 2>&1) || bad "unpause: $out"
+ok_eq "running 0" "$(status "$c")" "unpause"
+s0=$(date +%s)
+out=$(pm stop -t 10 "$c" 2>&1) || bad "stop: $out"
+ok_eq "exited 0" "$(status "$c")" "stop: SIGTERM handled, exit 0"
+[ $(($(date +%s) - s0)) -lt 8 ] || bad "stop took until the SIGKILL timeout"
+out=$(pm rm "$c" 2>&1) || bad "rm: $out"
+
+# 3. kill, rm -f
+c=$P-k
+out=$(pm run -d --name "$c" "$IMG" sleep 100 2>&1) || die "run -d: $out"
+out=$(pm kill "$c" 2>&1) || bad "kill: $out"
+pm wait "$c" >/dev/null 2>&1
+ok_eq "exited 137" "$(status "$c")" "kill: SIGKILL, exit 137"
+out=$(pm rm "$c" 2>&1) || bad "rm after kill: $out"
+c=$P-f
+out=$(pm run -d --name "$c" "$IMG" sleep 100 2>&1) || die "run -d: $out"
+out=$(pm rm -f -t 0 "$c" 2>&1) || bad "rm -f: $out"
+ok_eq "" "$(pm ps -aq)" "no containers left in podman"
+
+# 4. What podman/conmon asked of crt.  Every distinct command line, with the
+# work dir, ids and temp names made generic, must be in this list, and the
+# lifecycle ones must all have been seen: a new flag or subcommand fails here.
+V="W/root/vfs-containers/ID/userdata"
+# conmon passes --log-format=json only because crt is in runtime_supports_json.
+L="--log-format=json --log"
+allowed=$(sort -u <<EXP
+$L W/rr/vfs-containers/ID/userdata/oci-log create --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile ID
+$L W/rr/vfs-containers/ID/userdata/oci-log create --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile --console-socket SOCKET ID
+start ID
+$L $V/ID/oci-log exec --pid-file $V/ID/exec_pid --process $V/ID/exec-process-N --detach ID
+$L $V/ID/oci-log exec --pid-file $V/ID/exec_pid --process $V/ID/exec-process-N --detach --tty --console-socket SOCKET ID
+pause ID
+resume ID
+kill ID 15
+kill ID 9
+kill --all ID 9
+state ID
+delete --force ID
+EXP
+)
+required=$(grep -Ev '^(state|kill --all)' <<<"$allowed")
+got=$(sed -E "s#$W#W#g; s#[0-9a-f]{64}#ID#g; s#exec-process-[0-9]+#exec-process-N#g; s#--console-socket [^ ]+#--console-socket SOCKET#g" "$W/argv.log" | sort -u)
+extra=$(comm -13 <(echo "$allowed") <(echo "$got"))
+missing=$(comm -23 <(echo "$required") <(echo "$got"))
+ok_eq "" "$extra" "podman asked crt nothing unexpected"
+ok_eq "" "$missing" "podman used create/start/exec/pause/resume/kill/delete"

@@ -1,0 +1,55 @@
+# Smoke test of bench/bench.sh: a tiny run of every measurement, in both
+# cgroup layouts, and the JSON it writes has every expected key.
+
+test_bench_quick_json() {
+  local r
+  for r in /usr/sbin/runc /usr/bin/crun /usr/bin/time; do
+    # bench.sh would apt-get a missing runtime; a test must not install.
+    [ -x "$r" ] || { echo "SKIP: $r missing (contrib/install-deps.sh installs it)"; return 0; }
+  done
+  run_rc env BENCH_QUICK=1 BENCH_ITERS=2 BENCH_WARMUP=1 BENCH_RSS_ITERS=1 BENCH_N=3 \
+    BENCH_LIFECYCLE_N=4 BENCH_OUT="$T/out.json" bash "$REPO/bench/bench.sh"
+  assert_eq 0 "$rc" "bench.sh exit status (output: $out)"
+  assert_contains "$out" "results: $T/out.json"
+  assert_contains "$out" "crt/crun"
+  local w
+  w=$(printf '%s\n' "$out" | sed -n 's/^bench: work dir //p')
+  run_rc python3 - "$T/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = ["run", "create", "start", "delete", "exec", "state_1", "list_1", "state_N", "list_N",
+        "delete_parked", "rss_create", "rss_exec", "lifecycle_seq", "lifecycle_par2"]
+bad = []
+for k in ("date", "kernel", "iters", "n", "lifecycle_n", "versions", "command"):
+    if k not in d["meta"]:
+        bad.append("meta." + k)
+for k in ("unshare", "spawn_true"):
+    if not d.get("floor", {}).get(k, {}).get("median"):
+        bad.append("floor." + k)
+for mode, rts in (("cgroup2ns", ["crt", "runc", "crun"]), ("host", ["crt", "runc"])):
+    m = d["modes"][mode]
+    for rt in rts:
+        if "did_cgroup_work" not in m["cgroup_work"].get(rt, {}):
+            bad.append("%s.cgroup_work.%s" % (mode, rt))
+        for w in want:
+            s = m["results"].get(w, {}).get(rt)
+            v = s and (s.get("median") or s.get("total"))
+            if not v or v <= 0:
+                bad.append("%s.results.%s.%s" % (mode, w, rt))
+    for w in want:
+        for o in rts[1:]:
+            if not m["ratios"].get(w, {}).get("crt/" + o):
+                bad.append("%s.ratios.%s.crt/%s" % (mode, w, o))
+if d["modes"]["cgroup2ns"]["cgroup_work"]["crun"]["did_cgroup_work"]:
+    bad.append("crun --cgroup-manager=disabled reported cgroup work")
+if d["meta"]["n"] != 3 or d["modes"]["host"]["results"]["lifecycle_seq"]["crt"]["n"] != 4:
+    bad.append("BENCH_N / BENCH_LIFECYCLE_N not honoured")
+print("missing or bad: " + ", ".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PY
+  assert_eq 0 "$rc" "JSON keys: $out"
+  # Nothing left behind: the work dir is gone, no process runs from it.
+  [ -n "$w" ] || fail "bench.sh did not print its work dir"
+  [ ! -e "$w" ] || fail "work dir $w left behind"
+  assert_eq "" "$(pgrep -f "$w")" "processes left from $w"
+}

@@ -1,0 +1,50 @@
+# The OCI runtime-tools validation suite against ./crt, as a regression gate:
+# every program must pass except the ones listed here (two of them
+# are races in the suite that pass most of the time), each with its cause
+# (docs/spec-conformance.md explains them).  The harness lives in
+# ../shared/conformance beside the repository (built on first use).
+
+known_failures() {
+  cat <<'K'
+hooks                           suite bug: the expected output strings can never match what its hooks echo
+hooks_stdin                     suite expects status "created" in prestart stdin; crt (like runc) says "creating" while creating
+linux_cgroups_blkio             machine: no blkio.weight/leaf_weight (no CFQ/BFQ)
+linux_cgroups_relative_blkio    machine: no blkio.weight/leaf_weight (no CFQ/BFQ)
+linux_cgroups_hugetlb           machine: hugetlb is only on the unified hierarchy; the suite looks in v1
+linux_cgroups_relative_hugetlb  machine: hugetlb is only on the unified hierarchy; the suite looks in v1
+linux_cgroups_memory            machine: no kernel memory accounting (memory.kmem.*)
+linux_cgroups_relative_memory   machine: no kernel memory accounting (memory.kmem.*)
+linux_cgroups_network           machine: net_cls/net_prio not mounted
+linux_cgroups_relative_network  machine: net_cls/net_prio not mounted
+linux_process_apparmor_profile  machine: AppArmor is not enabled
+process_capabilities            machine: the bounding set lacks CAP_SYS_RESOURCE, so all caps cannot be set (runc and crun fail too)
+misc_props                      suite: its process /runtimetest is not in the rootfs; crt resolves args[0] at create like runc
+poststart_fail                  spec version: v1.0.2 said warn; v1.2 says a failing poststart hook is an error that stops the container
+prestart                        spec version: v1.0.2 ran prestart in start; v1.2 runs it in create (and it is deprecated)
+start                           suite: wants create and start without process to succeed, the spec says start MUST fail
+pidfile                         suite race (may pass): waits for "running" on a `true` that already exited, then kill must fail by the spec
+poststart                       suite race (may pass): the hook and the user program run concurrently, the suite wants the program's write first
+K
+}
+
+test_runtime_tools_validation() {
+  local h="$REPO/../shared/conformance"
+  [ -f "$h/run.sh" ] || fail "no conformance harness at $h"
+  export CONF_DIR=${CONF_DIR:-/var/tmp/conformance}
+  if [ ! -x "$CONF_DIR/bin/runtimetest" ]; then
+    timeout 900 bash "$h/build.sh" >"$T/build.log" 2>&1 || fail "harness build failed: $(tail -5 "$T/build.log")"
+  fi
+  ONLY= RESULTS="$T/results" timeout 900 bash "$h/run.sh" "$CRT_BIN" >"$T/run.log" 2>&1
+  local table="$T/results/table.txt"
+  [ -s "$table" ] || fail "no results: $(tail -5 "$T/run.log")"
+  grep '^programs:\|^validation:' "$T/run.log"
+  local bad="" p st
+  while read -r p st _; do
+    case "$p" in program|\#*|programs:|validation:|'') continue ;; esac
+    [ "$st" = PASS ] && continue
+    known_failures | awk '{print $1}' | grep -qx "$p" || bad="$bad $p($st)"
+  done <"$table"
+  [ -z "$bad" ] || fail "unexpected failures:$bad (see $T/results/failures.txt)"
+  local np; np=$(grep -c ' PASS ' "$table")
+  [ "$np" -ge 40 ] || fail "only $np programs pass"
+}

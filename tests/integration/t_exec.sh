@@ -1,0 +1,122 @@
+# exec: the four outcomes, reparenting to a subreaper, namespaces, flags.
+
+start_sleeper() { # id
+  make_bundle "$T/b" sleep 1000
+  crt run -d --bundle "$T/b" "$1" || fail "run -d"
+}
+
+test_exec_four_outcomes() {
+  local id; id=$(new_id); start_sleeper "$id"
+  run_rc crt exec "$id" sh -c 'echo hi; exit 5'
+  assert_eq 5 "$rc" "foreground valid"; assert_eq hi "$out"
+  run_rc crt exec "$id" nonexistent
+  assert_eq 255 "$rc" "foreground invalid"
+  assert_contains "$out" 'exec failed: unable to start container process: exec: "nonexistent": executable file not found in $PATH'
+  run_rc crt exec -d "$id" sleep 1
+  assert_eq 0 "$rc" "detach valid"
+  run_rc crt exec --detach "$id" nonexistent
+  assert_eq 255 "$rc" "detach invalid"
+  assert_contains "$out" 'executable file not found in $PATH'
+  crt delete -f "$id"
+}
+
+test_exec_signal_status() {
+  local id; id=$(new_id); start_sleeper "$id"
+  run_rc crt exec "$id" sh -c 'kill -9 $$'
+  assert_eq 137 "$rc" "killed by SIGKILL"
+  crt delete -f "$id"
+}
+
+test_exec_reparented_to_subreaper() {
+  local id; id=$(new_id); start_sleeper "$id"
+  cc -O2 -o "$T/reaper" "$REPO/tests/lib/reaper_exec.c" || fail "cc"
+  out=$("$T/reaper" "$T/pid" "$CRT_BIN" --root "$CRT_ROOT" exec --detach --pid-file "$T/pid" "$id" sh -c 'sleep 0.3; exit 4')
+  assert_eq "ppid-ok exit=4" "$out" "reaper"
+  crt delete -f "$id"
+}
+
+test_exec_process_json_and_detach_pidfile() {
+  local id; id=$(new_id); start_sleeper "$id"
+  cat > "$T/p.json" <<'J'
+{"args":["sh","-c","echo $FOO; pwd; id -u"],"env":["PATH=/bin","FOO=bar"],"cwd":"/tmp","user":{"uid":1,"gid":1}}
+J
+  run_rc crt exec --process "$T/p.json" "$id"
+  assert_eq 0 "$rc" "exec --process: $out"
+  assert_eq "$(printf 'bar\n/tmp\n1')" "$out"
+  echo '{"args":[1]}' > "$T/bad.json"
+  run_rc crt exec --process "$T/bad.json" "$id"
+  assert_ne 0 "$rc"; assert_contains "$out" ".args[0]"
+  crt delete -f "$id"
+}
+
+test_exec_same_namespaces_and_cgroup() {
+  local id; id=$(new_id); start_sleeper "$id"
+  local pid; pid=$(state_field "$id" pid)
+  crt exec -d --pid-file "$T/epid" "$id" sleep 5
+  local epid; epid=$(cat "$T/epid")
+  for ns in mnt uts ipc net pid cgroup; do
+    assert_eq "$(readlink /proc/$pid/ns/$ns)" "$(readlink /proc/$epid/ns/$ns)" "ns $ns"
+  done
+  assert_eq "$(cat /proc/$pid/cgroup)" "$(cat /proc/$epid/cgroup)" "cgroup"
+  crt delete -f "$id"
+}
+
+test_exec_flags() {
+  local id; id=$(new_id); start_sleeper "$id"
+  out=$(crt exec --env A=1 -e B=2 --cwd /etc --user 2:3 "$id" sh -c 'echo $A$B; pwd; id -u; id -g')
+  assert_eq "$(printf '12\n/etc\n2\n3')" "$out" "env/cwd/user"
+  out=$(crt exec --cap CAP_SYS_ADMIN "$id" grep CapEff /proc/self/status)
+  assert_eq "CapEff:	0000000020200420" "$out" "--cap adds CAP_SYS_ADMIN"
+  out=$(crt exec "$id" ls /proc/self/fd 3</dev/null 4</dev/null | tr '\n' ' ')
+  assert_eq "0 1 2 3 " "$out" "no leaked fds (3 is ls's own)"
+  out=$(echo piped | crt exec "$id" cat)
+  assert_eq piped "$out" "stdin pass-through"
+  crt delete -f "$id"
+}
+
+test_exec_bad_targets() {
+  run_rc crt exec nosuch-$$ true; assert_eq 255 "$rc" "unknown"; assert_contains "$out" "does not exist"
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  crt run --keep --bundle "$T/b" "$id"
+  run_rc crt exec "$id" true; assert_eq 255 "$rc" "stopped"; assert_contains "$out" "stopped"
+  crt delete "$id"
+}
+
+test_exec_large_args() {
+  local id; id=$(new_id); start_sleeper "$id"
+  # one string may be 128 KiB (MAX_ARG_STRLEN): 8 x 120 KB ~ 1 MB of argv
+  local big; big=$(head -c 120000 /dev/zero | tr '\0' a)
+  out=$(crt exec "$id" sh -c 'n=0; for a; do n=$((n+${#a})); done; echo $n' sh "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big")
+  assert_eq 960000 "$out" "~1 MB of arguments"
+  crt delete -f "$id"
+}
+
+test_exec_many_no_leaks() {
+  local id; id=$(new_id); start_sleeper "$id"
+  local pid; pid=$(state_field "$id" pid)
+  local i
+  for i in $(seq 100); do crt exec "$id" true || fail "exec $i"; done
+  local procs; procs=$(crt ps --format json "$id" 2>/dev/null || echo "?")
+  local n; n=$(ls /proc/$pid/task | wc -l)
+  assert_eq 1 "$n" "threads"
+  # only the init remains in the container's pid namespace
+  out=$(crt exec "$id" ps -o pid | tr -d ' ' | grep -v PID | tr '\n' ' ')
+  assert_eq "1 " "$(echo "$out" | awk '{print $1" "}')" "processes: $out"
+  # no zombie left under the container's init or under us
+  local zomb; zomb=$(ps -eo stat=,ppid= | awk -v a="$pid" -v b="$$" '$1 ~ /Z/ && ($2 == a || $2 == b)' | wc -l)
+  assert_eq 0 "$zomb" "zombies"
+  crt delete -f "$id"
+}
+
+# containerd's shim relies on it: the init is PID 1 of its pid namespace and
+# no crt process stays inside, so an exec'd process's exit reaches the
+# subreaper before the init's.
+test_exec_exits_before_init() {
+  make_bundle "$T/b" sleep 1000
+  cc -O2 -o "$T/order" "$REPO/tests/lib/exit_order.c" || fail "cc"
+  local id; id=$(new_id)
+  out=$("$T/order" "$CRT_BIN" "$CRT_ROOT" "$T/b" "$id" "$T")
+  assert_eq "exec init" "$out" "order of exits"
+  crt delete "$id" || fail "delete"
+}

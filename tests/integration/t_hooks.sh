@@ -1,0 +1,123 @@
+# Hooks exactly where runtime-spec v1.2 puts them.
+
+# add_hook BUNDLE KIND SCRIPT [TIMEOUT]: appends a /bin/sh -c SCRIPT hook
+add_hook() {
+  local to=${4:-}
+  bundle_edit "$1" "h=c.setdefault('hooks',{}).setdefault('$2',[]); d={'path':'/bin/sh','args':['sh','-c',r'''$3''']}
+if '$to': d['timeout']=int('$to')
+h.append(d)"
+}
+
+test_poststart_runs_in_start_after_exec() {
+  make_bundle "$T/b" sleep 100
+  add_hook "$T/b" poststart "cat > $T/ps.json; pid=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"pid\"])' $T/ps.json); readlink /proc/\$pid/exe > $T/exe; sleep 2"
+  local id; id=$(new_id)
+  local t0 t1 t2
+  t0=$(date +%s%N); crt create --bundle "$T/b" "$id" || fail create; t1=$(date +%s%N)
+  [ ! -e "$T/ps.json" ] || fail "poststart ran during create"
+  crt start "$id" || fail start; t2=$(date +%s%N)
+  [ $(( (t1 - t0) / 1000000 )) -lt 1000 ] || fail "create took $(( (t1 - t0) / 1000000 )) ms"
+  [ $(( (t2 - t1) / 1000000 )) -ge 2000 ] || fail "start took only $(( (t2 - t1) / 1000000 )) ms"
+  assert_contains "$(cat "$T/exe")" busybox "poststart saw the user program"
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="running", s' "$T/ps.json" || fail "poststart state: $(cat "$T/ps.json")"
+  crt delete -f "$id"
+}
+
+test_hook_namespaces_and_status() {
+  make_bundle "$T/b" sleep 100
+  add_hook "$T/b" prestart "cat > $T/pre.json; readlink /proc/self/ns/mnt > $T/pre.ns"
+  add_hook "$T/b" createRuntime "cat > $T/cr.json; readlink /proc/self/ns/mnt > $T/cr.ns"
+  add_hook "$T/b" createContainer "cat > $T/cc.json; readlink /proc/self/ns/mnt > $T/cc.ns; hostname > $T/cc.host"
+  add_hook "$T/b" startContainer "cat > /tmp/sc.json; readlink /proc/self/ns/mnt > /tmp/sc.ns"
+  add_hook "$T/b" poststop "cat > $T/stop.json"
+  bundle_edit "$T/b" "c['root']['readonly']=False; c['hostname']='hooked'"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" || fail create
+  local pid; pid=$(state_field "$id" pid)
+  local host_ns; host_ns=$(readlink /proc/self/ns/mnt)
+  assert_eq "$host_ns" "$(cat "$T/pre.ns")" "prestart in the runtime's mount ns"
+  assert_eq "$host_ns" "$(cat "$T/cr.ns")" "createRuntime in the runtime's mount ns"
+  assert_eq "$(readlink /proc/$pid/ns/mnt)" "$(cat "$T/cc.ns")" "createContainer in the container's mount ns"
+  assert_eq hooked "$(cat "$T/cc.host")" "createContainer sees the container's hostname"
+  [ ! -e "$T/b/rootfs/tmp/sc.json" ] || fail "startContainer ran in create"
+  for f in pre cr cc; do
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="creating" and s["pid"]>0, s' "$T/$f.json" || fail "$f state"
+  done
+  crt start "$id"
+  assert_eq "$(readlink /proc/$pid/ns/mnt)" "$(cat "$T/b/rootfs/tmp/sc.ns")" "startContainer in the container"
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="created", s' "$T/b/rootfs/tmp/sc.json" || fail "startContainer state"
+  crt delete -f "$id"
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="stopped", s' "$T/stop.json" || fail "poststop state"
+}
+
+test_sysctl_before_prestart_hooks() {
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['sysctl']={'net.ipv4.ip_forward':'1'}"
+  add_hook "$T/b" prestart "pid=\$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"pid\"])'); nsenter --net=/proc/\$pid/ns/net cat /proc/sys/net/ipv4/ip_forward > $T/fwd"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" || fail create
+  assert_eq 1 "$(cat "$T/fwd")" "sysctl seen by prestart hook"
+  crt delete -f "$id"
+}
+
+test_failing_create_hooks_tear_down() {
+  local kind
+  for kind in prestart createRuntime createContainer; do
+    make_bundle "$T/b-$kind" sleep 100
+    add_hook "$T/b-$kind" "$kind" "echo hook-says-no >&2; exit 3"
+    local id; id=$(new_id)
+    run_rc crt create --bundle "$T/b-$kind" "$id"
+    assert_eq 1 "$rc" "$kind failure"
+    assert_contains "$out" "$kind hook"
+    assert_contains "$out" "hook-says-no"
+    [ ! -d "$CRT_ROOT/$id" ] || fail "$kind: state dir left"
+    [ ! -d "/sys/fs/cgroup/pids/$id" ] || fail "$kind: cgroup left"
+    ! grep -q "$T/b-$kind" /proc/self/mountinfo || fail "$kind: mounts left"
+  done
+}
+
+test_failing_start_hooks_stop_container() {
+  local kind
+  for kind in startContainer poststart; do
+    make_bundle "$T/b-$kind" sleep 100
+    add_hook "$T/b-$kind" "$kind" "exit 4"
+    local id; id=$(new_id)
+    crt create --bundle "$T/b-$kind" "$id" || fail "$kind create"
+    run_rc crt start "$id"
+    assert_eq 1 "$rc" "$kind failure fails start"
+    assert_contains "$out" "$kind hook"
+    wait_for sh -c "\"$CRT_BIN\" --root \"$CRT_ROOT\" state $id | grep -q stopped" || fail "$kind: container not stopped"
+    crt delete "$id" || fail "$kind delete"
+  done
+}
+
+test_failing_poststop_is_a_warning() {
+  make_bundle "$T/b" true
+  add_hook "$T/b" poststop "exit 9"
+  add_hook "$T/b" poststop "echo second-ran > $T/second"
+  local id; id=$(new_id)
+  crt run --keep --bundle "$T/b" "$id"
+  run_rc crt delete "$id"
+  assert_eq 0 "$rc" "delete succeeds"
+  assert_contains "$out" "poststop"
+  assert_eq second-ran "$(cat "$T/second" 2>/dev/null)" "the remaining poststop hooks run"
+  [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left"
+}
+
+test_hook_timeout_kills() {
+  make_bundle "$T/b" sleep 100
+  add_hook "$T/b" createRuntime "sleep 30" 1
+  local id; id=$(new_id)
+  local t0; t0=$(date +%s)
+  run_rc crt create --bundle "$T/b" "$id"
+  assert_eq 1 "$rc"; assert_contains "$out" "timeout"
+  [ $(( $(date +%s) - t0 )) -lt 5 ] || fail "timeout not enforced"
+  ! pgrep -f "sleep 30" >/dev/null || fail "hook not killed"
+}
+
+test_hook_args_and_env() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['hooks']={'poststart':[{'path':'/bin/sh','args':['custom-argv0','-c','echo \$0 \$HOOKVAR > $T/args'],'env':['HOOKVAR=v1']}]}"
+  crt run --bundle "$T/b" "$(new_id)"
+  assert_eq "custom-argv0 v1" "$(cat "$T/args")"
+}

@@ -1,0 +1,555 @@
+# Security protections, checked from inside real containers: capabilities,
+# no_new_privs, seccomp (filters, arg conditions, allow-lists, notify agent),
+# masked and read-only paths, CVE-2019-5736 (cloned binary), CVE-2024-21626
+# (leaked fds / cwd), CVE-2021-30465 (mount destinations through symlinks),
+# CVE-2019-16884 (/proc over a symlink).  Each test names the code it guards.
+
+# cap_mask NAME...: the /proc/PID/status hex mask of these capabilities
+cap_mask() {
+  python3 - "$@" <<'PY'
+import sys
+# linux/capability.h numbering
+names = ["CHOWN","DAC_OVERRIDE","DAC_READ_SEARCH","FOWNER","FSETID","KILL","SETGID","SETUID",
+ "SETPCAP","LINUX_IMMUTABLE","NET_BIND_SERVICE","NET_BROADCAST","NET_ADMIN","NET_RAW","IPC_LOCK",
+ "IPC_OWNER","SYS_MODULE","SYS_RAWIO","SYS_CHROOT","SYS_PTRACE","SYS_PACCT","SYS_ADMIN","SYS_BOOT",
+ "SYS_NICE","SYS_RESOURCE","SYS_TIME","SYS_TTY_CONFIG","MKNOD","LEASE","AUDIT_WRITE","AUDIT_CONTROL",
+ "SETFCAP","MAC_OVERRIDE","MAC_ADMIN","SYSLOG","WAKE_ALARM","BLOCK_SUSPEND","AUDIT_READ","PERFMON",
+ "BPF","CHECKPOINT_RESTORE"]
+m = 0
+for n in sys.argv[1:]:
+    m |= 1 << names.index(n.removeprefix("CAP_"))
+print("%016x" % m)
+PY
+}
+
+# status_field TEXT FIELD: the value of "FIELD:" in a /proc/PID/status dump
+status_field() { printf '%s\n' "$1" | awk -v f="$2:" '$1 == f {print $2}'; }
+
+# A seccomp profile: mkdir/mkdirat fail with EPERM, everything else allowed.
+SECCOMP_MKDIR_EPERM="{'defaultAction':'SCMP_ACT_ALLOW','architectures':['SCMP_ARCH_X86_64','SCMP_ARCH_X86','SCMP_ARCH_X32'],'syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_ERRNO','errnoRet':1}]}"
+
+# Guards src/linux/caps.c (crt_caps_apply: bounding, effective, permitted,
+# inheritable, ambient) and the PR_SET_NO_NEW_PRIVS calls in
+# src/container/create.c: the default spec's three capabilities, nothing more.
+test_default_caps_and_nnp() {
+  make_bundle "$T/b" cat /proc/self/status
+  local want; want=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["process"]["capabilities"]["bounding"]))' "$T/b/config.json")
+  want=$(cap_mask $want)
+  assert_eq 0000000020000420 "$want" "mask of the default spec's capabilities"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null; assert_eq 0 "$rc" "run: $out"
+  local f
+  for f in CapBnd CapEff CapPrm; do assert_eq "$want" "$(status_field "$out" $f)" "$f"; done
+  assert_eq 0000000000000000 "$(status_field "$out" CapInh)" "CapInh"
+  assert_eq 1 "$(status_field "$out" NoNewPrivs)" "NoNewPrivs"
+  assert_eq 0 "$(status_field "$out" Seccomp)" "Seccomp without a profile"
+}
+
+# Guards src/linux/seccomp.c (crt_seccomp_compile/load) and its call in
+# src/container/create.c.
+test_seccomp_errno_rule() {
+  make_bundle "$T/b" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/x; echo "mkdir=$?"; ls -d /tmp/x'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "NoNewPrivs:	1"
+  assert_contains "$out" "mkdir: can't create directory '/tmp/x': Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$out" "ls: /tmp/x: No such file or directory"
+  # an exec'd process gets the filter as well (src/container/exec.c)
+  make_bundle "$T/c" sleep 100
+  bundle_edit "$T/c" "c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/y; echo "mkdir=$?"'
+  assert_contains "$out" "NoNewPrivs:	1"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  crt delete -f "$id"
+}
+
+# Guards the argument conditions in src/linux/seccomp.c (add_rule_args):
+# personality(PER_LINUX32 = 8) is refused, personality(PER_LINUX = 0) is not.
+# Without the condition the rule would refuse both; without the rule, neither.
+test_seccomp_arg_filter() {
+  make_bundle "$T/b" sh -c 'linux32 true; echo "linux32=$?"; linux64 true; echo "linux64=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['personality'],'action':'SCMP_ACT_ERRNO','errnoRet':22,'args':[{'index':0,'value':8,'op':'SCMP_CMP_EQ'}]}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "linux32=1"
+  assert_contains "$out" "Invalid argument"
+  assert_contains "$out" "linux64=0"
+  # The same with a masked comparison: (arg0 & 0xff) == 8
+  bundle_edit "$T/b" "c['linux']['seccomp']['syscalls'][0]['args']=[{'index':0,'value':255,'valueTwo':8,'op':'SCMP_CMP_MASKED_EQ'}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" "linux32=1"
+  assert_contains "$out" "linux64=0"
+}
+
+# What static busybox sh, echo, mkdir and cat need, plus what crt itself
+# calls between loading the filter and execve.  mkdir/mkdirat are absent.
+ALLOW_LIST="['read','write','writev','readv','open','openat','close','close_range','stat','fstat','lstat','newfstatat','statx','mmap','mprotect','munmap','brk','rt_sigaction','rt_sigprocmask','rt_sigreturn','ioctl','access','faccessat','faccessat2','execve','execveat','exit','exit_group','getpid','getppid','gettid','getuid','geteuid','getgid','getegid','getpgrp','setpgid','fcntl','dup','dup2','dup3','wait4','waitid','clone','clone3','fork','vfork','arch_prctl','set_tid_address','set_robust_list','rseq','uname','getcwd','chdir','prctl','getdents64','lseek','pipe','pipe2','readlink','readlinkat','prlimit64','getrlimit','sysinfo','futex','getrandom','poll','ppoll','pselect6','select','kill','tgkill','umask','sched_getaffinity','madvise','mremap']"
+
+# Guards the default action of src/linux/seccomp.c (seccomp_init with the
+# defaultAction and defaultErrnoRet): unlisted syscalls fail with that errno.
+test_seccomp_default_errno_allow_list() {
+  make_bundle "$T/b" sh -c 'echo allowed; mkdir /tmp/x; echo "mkdir=$?"; cat /proc/self/status | grep Seccomp:'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':13,'architectures':['SCMP_ARCH_X86_64'],'syscalls':[{'names':$ALLOW_LIST,'action':'SCMP_ACT_ALLOW'}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with an allow-list: $out"
+  assert_contains "$out" "allowed"
+  assert_contains "$out" "mkdir: can't create directory '/tmp/x': Permission denied"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$out" "Seccomp:	2"
+}
+
+# Guards resolve_action in src/linux/seccomp.c / the spec validation, and
+# undo_create in src/container/create.c: a config error leaves nothing.
+test_seccomp_unknown_action() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['mkdir'],'action':'SCMP_ACT_BOGUS'}]}"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with an unknown action"
+  assert_contains "$out" ".linux.seccomp.syscalls[0].action"
+  assert_contains "$out" "SCMP_ACT_BOGUS"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir $CRT_ROOT/$id left behind"
+  run_rc crt state "$id"; assert_eq 1 "$rc" "state of the failed container"
+}
+
+# Guards the seccomp load order in src/container/create.c: without
+# noNewPrivileges the filter is loaded while CAP_SYS_ADMIN is still held.
+test_seccomp_without_nnp() {
+  make_bundle "$T/b" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/x; echo "mkdir=$?"'
+  bundle_edit "$T/b" "c['process']['noNewPrivileges']=False; c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_contains "$out" "NoNewPrivs:	0"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "Operation not permitted"
+  assert_contains "$out" "mkdir=1"
+  # exec loads it too (src/container/exec.c)
+  make_bundle "$T/c" sleep 100
+  bundle_edit "$T/c" "c['process']['noNewPrivileges']=False; c['linux']['seccomp']=$SECCOMP_MKDIR_EPERM"
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'grep -E "^(Seccomp|NoNewPrivs):" /proc/self/status; mkdir /tmp/y; echo "mkdir=$?"'
+  assert_contains "$out" "NoNewPrivs:	0"
+  assert_contains "$out" "Seccomp:	2"
+  assert_contains "$out" "mkdir=1"
+  crt delete -f "$id"
+}
+
+# start_agent ERRNO [CONNECTIONS]: builds and starts tests/lib/seccomp_agent.c on
+# $T/agent.sock; sets $agent_pid.
+start_agent() {
+  cc -O2 -Wall -o "$T/agent" "$REPO/tests/lib/seccomp_agent.c" -lseccomp || fail "building the seccomp agent"
+  "$T/agent" "$T/agent.sock" "$T/agent.state" "$1" "${2:-1}" >"$T/agent.out" 2>"$T/agent.err" &
+  agent_pid=$!
+  wait_for grep -q ready "$T/agent.out" || fail "agent did not start: $(cat "$T/agent.err")"
+}
+
+# notify_profile: mkdir/mkdirat go to the agent on $T/agent.sock
+notify_profile() {
+  echo "{'defaultAction':'SCMP_ACT_ALLOW','listenerPath':'$T/agent.sock','listenerMetadata':'meta-$1','syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_NOTIFY'}]}"
+}
+
+# Guards SCMP_ACT_NOTIFY in src/linux/seccomp.c (crt_seccomp_send_listener,
+# listener_json) and the SECCOMP_FD hand-over in src/container/create.c:
+# the agent's answer is what the container sees.
+test_seccomp_notify_agent_fakes_success() {
+  start_agent 0
+  make_bundle "$T/b" sh -c 'mkdir /tmp/fake; echo "mkdir=$?"; ls -d /tmp/fake 2>&1; mkdir /tmp/fake; echo "again=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile x)"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  wait "$agent_pid"; local arc=$?
+  assert_eq 0 "$rc" "run: $out"
+  # the agent said success without creating anything, twice
+  assert_contains "$out" "mkdir=0"
+  assert_contains "$out" "ls: /tmp/fake: No such file or directory"
+  assert_contains "$out" "again=0"
+  assert_eq 0 "$arc" "agent exit status: $(cat "$T/agent.err")"
+  python3 - "$T/agent.state" "$id" "$T/b" <<'PY' || fail "ContainerProcessState: $(cat "$T/agent.state")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["ociVersion"].startswith("1."), s
+assert s["fds"] == ["seccompFd"], s
+assert s["metadata"] == "meta-x", s
+assert s["pid"] > 0 and s["state"]["pid"] == s["pid"], s
+st = s["state"]
+assert st["id"] == sys.argv[2] and st["status"] == "creating", st
+assert st["bundle"] == sys.argv[3], st
+PY
+}
+
+# The agent answers with an errno of its choosing (EXDEV: nothing else in
+# the path would produce it).
+test_seccomp_notify_agent_errno() {
+  start_agent 18
+  make_bundle "$T/b" sh -c 'mkdir /tmp/x; echo "mkdir=$?"'
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile y)"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  wait "$agent_pid"
+  assert_contains "$out" "Invalid cross-device link"
+  assert_contains "$out" "mkdir=1"
+  assert_contains "$(cat "$T/agent.err")" "-> -18"
+}
+
+# Guards the same for `crt exec` (src/container/exec.c): the exec'd
+# process's notify fd goes to the agent too (runc sends it as well), with
+# the state of the running container.
+test_seccomp_notify_agent_exec() {
+  start_agent 0 2
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile e)"
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'mkdir /tmp/e; echo "mkdir=$?"; ls -d /tmp/e 2>&1'
+  assert_contains "$out" "mkdir=0"
+  assert_contains "$out" "ls: /tmp/e: No such file or directory"
+  crt delete -f "$id"
+  wait "$agent_pid"; local arc=$?
+  assert_eq 0 "$arc" "agent exit status: $(cat "$T/agent.err")"
+  python3 - "$T/agent.state.2" "$id" <<'PY' || fail "exec ContainerProcessState: $(cat "$T/agent.state.2")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["fds"] == ["seccompFd"] and s["state"]["id"] == sys.argv[2], s
+assert s["state"]["status"] == "running" and s["pid"] != s["state"]["pid"], s
+PY
+}
+
+# Without an agent listening, create fails naming the listener and leaves
+# nothing behind.
+test_seccomp_notify_no_agent() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile z)"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run without an agent"
+  assert_contains "$out" "$T/agent.sock"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+}
+
+# Guards maskedPaths/readonlyPaths in src/linux/rootfs.c (the default spec's
+# lists): the host has these files with content, the container does not.
+test_masked_and_readonly_paths() {
+  make_bundle "$T/b" sh -c '
+    for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e $f ] && echo "$f=$(wc -c <$f)"; done
+    echo "firmware=$(ls -A /sys/firmware | wc -l)"
+    echo x >/proc/sys/kernel/hostname; echo "sysctl=$?"
+    echo 1 >/proc/sys/vm/drop_caches; echo "drop_caches=$?"
+    if [ -e /proc/sysrq-trigger ]; then echo h >/proc/sysrq-trigger; echo "sysrq=$?"; fi
+    grep -E " /proc/(sys|sysrq-trigger|bus|fs|irq) " /proc/self/mountinfo'
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  [ -n "$(cat /proc/keys)" ] || fail "host /proc/keys is empty: the test would prove nothing"
+  assert_contains "$out" "/proc/keys=0"
+  if [ -e /proc/timer_list ]; then assert_contains "$out" "/proc/timer_list=0"; fi
+  if [ -e /proc/kcore ]; then assert_contains "$out" "/proc/kcore=0"; else echo "host has no /proc/kcore: not checked"; fi
+  [ -n "$(ls -A /sys/firmware)" ] || fail "host /sys/firmware is empty"
+  assert_contains "$out" "firmware=0"
+  assert_contains "$out" "sysctl=1"
+  assert_contains "$out" "/proc/sys/kernel/hostname: Read-only file system"
+  assert_contains "$out" "drop_caches=1"
+  if [ -e /proc/sysrq-trigger ]; then assert_contains "$out" "sysrq=1"; else echo "host has no /proc/sysrq-trigger: not checked"; fi
+  # the read-only binds themselves
+  local p
+  for p in /proc/sys /proc/bus /proc/fs /proc/irq; do
+    [ -e "$p" ] || continue
+    printf '%s\n' "$out" | grep -E " $p " | grep -qE " ro(,|$| )" || fail "$p not mounted read-only: $out"
+  done
+  # the host's hostname is untouched
+  assert_ne x "$(cat /proc/sys/kernel/hostname)" "host hostname"
+}
+
+# Guards src/linux/cloned_binary.c (CVE-2019-5736).  The attack: a process
+# in a container that shares the host pid namespace opens /proc/PID/exe of
+# the parked container init (which is still crt), keeps the fd, and once
+# start has exec'd the payload writes through it into the runtime binary.
+# Run against a copy of crt, so that a failure cannot damage ./crt.
+test_cve_2019_5736_cloned_binary() {
+  local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
+  local sum; sum=$(sha256sum <"$victim")
+  local vid; vid=$(new_id)
+  make_bundle "$T/v" sleep 100
+  "$victim" --root "$CRT_ROOT" create -b "$T/v" "$vid" </dev/null >/dev/null 2>&1 || fail "create victim"
+  local pid; pid=$(state_field "$vid" pid)
+  assert_eq "/memfd:crt (deleted)" "$(readlink /proc/$pid/exe)" "exe of the parked init"
+  # from the host: neither the running copy nor a reopen of it is writable
+  python3 - "$pid" <<'PY' || fail "host could write to /proc/$pid/exe"
+import errno, os, sys
+p = "/proc/%s/exe" % sys.argv[1]
+for path in (p, "/proc/self/fd/%d" % os.open(p, os.O_RDONLY)):
+    try:
+        os.open(path, os.O_WRONLY)
+    except OSError as e:
+        assert e.errno in (errno.ETXTBSY, errno.EPERM), e
+    else:
+        sys.exit("opened %s for writing" % path)
+PY
+  # the attacker: host pid namespace, default capabilities
+  mkdir -p "$T/shared"
+  make_bundle "$T/a" sh -c '
+    exec 5</proc/'"$pid"'/exe || exit 3
+    echo "held=$(readlink /proc/self/fd/5)" >/shared/held
+    while [ ! -e /shared/go ]; do sleep 0.05; done
+    echo evil >/proc/self/fd/5; echo "write=$?"; echo evil >>/proc/self/fd/5; echo "append=$?"'
+  bundle_edit "$T/a" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']; c['mounts'].append({'destination':'/shared','type':'bind','source':'$T/shared','options':['rbind']})"
+  local aid; aid=$(new_id)
+  crt run -b "$T/a" "$aid" </dev/null >"$T/attack.out" 2>&1 &
+  local apid=$!
+  wait_for test -s "$T/shared/held" || fail "attacker could not open /proc/$pid/exe: $(cat "$T/attack.out")"
+  assert_eq "held=/memfd:crt (deleted)" "$(cat "$T/shared/held")" "what the attacker holds"
+  "$victim" --root "$CRT_ROOT" start "$vid" || fail "start victim"
+  assert_eq sleep "$(cat /proc/$pid/comm)" "victim init after start"
+  touch "$T/shared/go"
+  wait "$apid"
+  local a; a=$(cat "$T/attack.out")
+  assert_contains "$a" "write=1"
+  assert_contains "$a" "append=1"
+  assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary after the attack"
+  crt delete -f "$vid"
+}
+
+# Guards crt_cloexec_fds_from (src/util/fs.c) as called before execve in
+# src/container/create.c and exec.c (CVE-2024-21626): fds the caller leaks
+# into crt (7: a host directory, 8: a host file) and crt's own never reach
+# the container.  runc shows the same list.
+test_cve_2024_21626_no_leaked_fds() {
+  make_bundle "$T/b" sh -c 'echo $(ls /proc/self/fd)'
+  exec 7<"$T" 8>"$T/leak"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "0 1 2 3" "$out" "fds in the container (3 is ls's own)"
+  if command -v runc >/dev/null; then
+    local r; r=$(runc --root "$T/runc" run -b "$T/b" "$(new_id)" </dev/null 2>&1)
+    assert_eq "$r" "$out" "fds: crt vs runc"
+  fi
+  make_bundle "$T/c" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" sh -c 'echo $(ls /proc/self/fd)'
+  assert_eq "0 1 2 3" "$out" "fds in an exec'd process"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "0 1 2" "$(ls /proc/$pid/fd | sort -n | xargs)" "fds of the container init"
+  exec 7<&- 8>&-
+  crt delete -f "$id"
+}
+
+# set_cwd BUNDLE CWD: process.cwd without a python start-up per value
+set_cwd() {
+  sed -i 's|^\(  *"cwd": \)"[^"]*"|\1"'"$2"'"|' "$1/config.json"
+  grep -q "\"cwd\": \"$2\"" "$1/config.json" || fail "set_cwd $2"
+}
+
+# Guards crt_set_cwd (src/linux/process.c, CVE-2024-21626): a cwd reached
+# through an fd crt holds (or one leaked into it) is refused, never entered.
+test_cve_2024_21626_cwd_through_fd() {
+  make_bundle "$T/b" sh -c 'readlink /proc/self/cwd'
+  exec 7<"$T"
+  local n
+  for n in 3 4 5 6 8 9 10; do
+    set_cwd "$T/b" "/proc/self/fd/$n"
+    run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+    if [ "$rc" = 0 ]; then
+      # it may only land inside the container: a path from its root
+      case "$out" in /*) ;; *) fail "cwd /proc/self/fd/$n: $out" ;; esac
+      assert_not_contains "$out" "$T" "cwd /proc/self/fd/$n"
+    else
+      assert_contains "$out" "/proc/self/fd/$n" "error for cwd /proc/self/fd/$n"
+    fi
+  done
+  # fd 7 is a host directory: chdir works, so only the check stops it
+  set_cwd "$T/b" /proc/self/fd/7
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 1 "$rc" "cwd through the leaked fd 7: $out"
+  assert_contains "$out" 'cwd "/proc/self/fd/7" is outside the container root'
+  # the same for exec --cwd
+  make_bundle "$T/c" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/c" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  for n in 3 4 5 6 8 9; do
+    run_rc crt exec --cwd "/proc/self/fd/$n" "$id" readlink /proc/self/cwd
+    if [ "$rc" = 0 ]; then
+      case "$out" in /*) ;; *) fail "exec --cwd /proc/self/fd/$n: $out" ;; esac
+      assert_not_contains "$out" "$T" "exec --cwd /proc/self/fd/$n"
+    fi
+  done
+  run_rc crt exec --cwd /proc/self/fd/7 "$id" readlink /proc/self/cwd
+  assert_eq 255 "$rc" "exec --cwd through the leaked fd 7 (runc: 255): $out"
+  assert_contains "$out" "outside the container root"
+  exec 7<&-
+  crt delete -f "$id"
+}
+
+# host_untouched DIR: nothing was created in DIR on the host
+host_untouched() { [ -z "$(ls -A "$1")" ] || fail "host directory $1 was written: $(ls -A "$1")"; }
+
+# Guards the in-root resolution of mount destinations in src/linux/resolve.c
+# and mounts.c (CVE-2021-30465 family): symlinks and ".." in a destination
+# are resolved as if the rootfs were "/", so every mount lands inside it.
+test_mount_destination_symlinks_stay_inside() {
+  mkdir -p "$T/host" "$T/src" "$T/vol"; echo from-src >"$T/src/file"
+  # a symlink that only appears once a volume is mounted (the CVE's setup,
+  # without the race: the attacker controls the shared volume)
+  ln -s "$T/host" "$T/vol/x"
+  make_bundle "$T/b" sh -c 'grep -E " /(escape|tmp/|abs|rel)" /proc/self/mountinfo | cut -d" " -f5,9; cat '"$T/host/bind5/file"' /abs/escape2/file'
+  ln -s / "$T/b/rootfs/evil"                  # to the root
+  ln -s "$T/host" "$T/b/rootfs/abs"           # to the host path, absolutely
+  ln -s "../../../../../../../..$T/host" "$T/b/rootfs/rel"  # and relatively
+  bundle_edit "$T/b" "c['mounts'] += [
+    {'destination':'/evil/escape1','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/abs/escape2','type':'bind','source':'$T/src','options':['rbind','ro']},
+    {'destination':'/rel/escape3','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/../../../..$T/host/escape4','type':'tmpfs','source':'tmpfs'},
+    {'destination':'/tmp/../../../..$T/host/bind5','type':'bind','source':'$T/src','options':['rbind']},
+    {'destination':'/vol','type':'bind','source':'$T/vol','options':['rbind']},
+    {'destination':'/vol/x/escape6','type':'tmpfs','source':'tmpfs'}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  host_untouched "$T/host"
+  assert_contains "$out" "/escape1 tmpfs"
+  assert_contains "$out" "$T/host/escape2 "
+  assert_contains "$out" "$T/host/escape3 tmpfs"
+  assert_contains "$out" "$T/host/escape4 tmpfs"
+  assert_contains "$out" "$T/host/bind5 "
+  assert_contains "$out" "$T/host/escape6 tmpfs"
+  [ "$(ls -A "$T/vol")" = x ] || fail "the volume was written: $(ls -A "$T/vol")"
+  assert_contains "$out" "from-src
+from-src"
+  # the directories were made inside the rootfs
+  local d
+  for d in escape1 "$T/host/escape2" "$T/host/escape3" "$T/host/escape4" "$T/host/bind5" "$T/host/escape6"; do
+    [ -d "$T/b/rootfs/$d" ] || fail "mount point $d not inside the rootfs"
+  done
+  [ ! -e /escape1 ] || fail "/escape1 made on the host"
+  grep -q "$T/host" /proc/self/mountinfo && fail "a mount reached the host's $T/host"
+  return 0
+}
+
+# Guards the symlink check for proc/sysfs destinations in src/linux/mounts.c
+# (CVE-2019-16884): mounting proc through a symlink would put it wherever
+# the symlink points.  create fails, names the mount, leaves nothing.
+test_proc_sys_over_symlink_refused() {
+  local name fs
+  for name in proc sys; do
+    mkdir -p "$T/host-$name"
+    make_bundle "$T/$name" true
+    rmdir "$T/$name/rootfs/$name"
+    ln -s "$T/host-$name" "$T/$name/rootfs/$name"
+    local id; id=$(new_id)
+    run_rc crt create -b "$T/$name" "$id" </dev/null
+    assert_eq 1 "$rc" "create with /$name a symlink"
+    [ $name = proc ] && fs=proc || fs=sysfs
+    assert_contains "$out" "destination \"/$name\": $fs must be mounted on a directory, not a symlink"
+    [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+    host_untouched "$T/host-$name"
+    grep -q "$T" /proc/self/mountinfo && fail "mount left behind"
+    # a relative symlink inside the rootfs is refused too
+    rm "$T/$name/rootfs/$name"; mkdir "$T/$name/rootfs/real"; ln -s real "$T/$name/rootfs/$name"
+    run_rc crt create -b "$T/$name" "$id" </dev/null
+    assert_eq 1 "$rc" "create with /$name -> real"
+    assert_contains "$out" "not a symlink"
+    [ -z "$(ls -A "$T/$name/rootfs/real")" ] || fail "$fs mounted through the symlink"
+  done
+  return 0
+}
+
+# Guards `exec --cap` (src/cli/exec.c adds to bounding/effective/permitted)
+# and crt_caps_apply for exec'd processes (src/container/exec.c): the cap
+# shows up and works; without --cap the exec'd process has only the
+# defaults.  runc 1.1.5 gives the same masks.
+test_exec_cap_adds_capability() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  local base want; base=$(cap_mask CAP_AUDIT_WRITE CAP_KILL CAP_NET_BIND_SERVICE)
+  want=$(cap_mask CAP_AUDIT_WRITE CAP_KILL CAP_NET_BIND_SERVICE CAP_SYS_ADMIN CAP_NET_RAW)
+  run_rc crt exec --cap CAP_SYS_ADMIN --cap CAP_NET_RAW "$id" cat /proc/self/status
+  assert_eq 0 "$rc" "exec --cap: $out"
+  local f
+  for f in CapEff CapPrm CapBnd; do assert_eq "$want" "$(status_field "$out" $f)" "$f with --cap"; done
+  assert_eq 0000000000000000 "$(status_field "$out" CapInh)" "CapInh with --cap"
+  run_rc crt exec "$id" cat /proc/self/status
+  for f in CapEff CapPrm CapBnd; do assert_eq "$base" "$(status_field "$out" $f)" "$f without --cap"; done
+  # the capability is real: mounting needs CAP_SYS_ADMIN
+  run_rc crt exec "$id" mount -t tmpfs none /mnt
+  assert_ne 0 "$rc" "mount without CAP_SYS_ADMIN"
+  run_rc crt exec --cap CAP_SYS_ADMIN "$id" sh -c 'mount -t tmpfs none /mnt && umount /mnt && echo mounted'
+  assert_eq mounted "$out" "mount with --cap CAP_SYS_ADMIN"
+  # unknown names are refused, naming them
+  run_rc crt exec --cap CAP_BOGUS "$id" true
+  assert_eq 1 "$rc" "exec --cap CAP_BOGUS"
+  assert_contains "$out" 'unknown capability "CAP_BOGUS"'
+  # one crt itself does not hold (the VM's bounding set lacks
+  # CAP_SYS_RESOURCE) fails to start, like runc (255)
+  if [ $(( 0x$(awk '/^CapBnd/ {print $2}' /proc/self/status) >> 24 & 1 )) = 0 ]; then
+    run_rc crt exec --cap CAP_SYS_RESOURCE "$id" true
+    assert_eq 255 "$rc" "exec --cap with a capability the runtime lacks"
+    assert_contains "$out" "setting capabilities"
+  fi
+  crt delete -f "$id"
+}
+
+# Guards the capability-name validation of the spec parser (src/spec/parse.c):
+# an unknown name is a config error naming its JSON path; nothing is left.
+# (runc 1.1.5 only warns and ignores it; crt refuses.)
+test_unknown_capability_in_config() {
+  make_bundle "$T/b" true
+  local set id
+  for set in bounding effective permitted ambient; do
+    bundle_edit "$T/b" "c['process']['capabilities']={k: [x for x in v if 'BOGUS' not in x] + (['CAP_BOGUS_$set'] if k == '$set' else []) for k, v in c['process']['capabilities'].items()}"
+    id=$(new_id)
+    run_rc crt run -b "$T/b" "$id" </dev/null
+    assert_eq 1 "$rc" "run with an unknown capability in $set"
+    assert_contains "$out" ".process.capabilities.$set[3]: unknown capability \"CAP_BOGUS_$set\""
+    [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+  done
+}
+
+# Guards src/linux/cloned_binary.c for `crt exec` (CVE-2019-5736): the crt
+# process that enters the container runs from the sealed memfd too.  It is
+# caught in the act by exec'ing into a paused container: the freezer stops
+# it inside the container's cgroup, before its execve.
+test_cve_2019_5736_exec_runs_from_memfd() {
+  local sum; sum=$(sha256sum <"$CRT_BIN")
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  local init; init=$(state_field "$id" pid)
+  local cg; cg=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cgroup_path"])' "$CRT_ROOT/$id/state.json")
+  local procs=/sys/fs/cgroup/freezer$cg/cgroup.procs
+  [ -f "$procs" ] || procs=/sys/fs/cgroup$cg/cgroup.procs
+  crt pause "$id" || fail "pause"
+  crt exec --ignore-paused "$id" echo entered >"$T/exec.out" 2>&1 &
+  local epid=$!
+  wait_for sh -c 'test "$(wc -l <"$1")" -ge 2' - "$procs" || { crt resume "$id"; fail "exec'd process never reached the cgroup"; }
+  local p; p=$(grep -vx "$init" "$procs" | head -1)
+  local exe; exe=$(readlink "/proc/$p/exe")
+  python3 - "$p" <<'PY'; local prc=$?
+import errno, os, sys
+try:
+    os.open("/proc/%s/exe" % sys.argv[1], os.O_WRONLY)
+except OSError as e:
+    sys.exit(0 if e.errno in (errno.ETXTBSY, errno.EPERM) else "open: %s" % e)
+sys.exit("opened the exe of the entering process for writing")
+PY
+  crt resume "$id" || fail "resume"
+  wait "$epid"; local erc=$?
+  assert_eq "/memfd:crt (deleted)" "$exe" "exe of the process entering the container"
+  assert_eq 0 "$prc" "host open of its exe for writing"
+  assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
+  assert_eq entered "$(cat "$T/exec.out")" "exec output"
+  assert_eq "$sum" "$(sha256sum <"$CRT_BIN")" "hash of ./crt"
+  crt delete -f "$id"
+}
+
+# Guards the action table of src/linux/seccomp.c: SCMP_ACT_KILL_PROCESS
+# kills the process with SIGSYS: a forked one, then the init itself
+# (run exits 128+31, like runc).
+test_seccomp_kill_process() {
+  make_bundle "$T/b" sh -c 'mkdir /tmp/x; echo "child=$?"; exec mkdir /tmp/x'
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_KILL_PROCESS'}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 159 "$rc" "exit status after SIGSYS: $out"
+  assert_contains "$out" "child=159" "a forked mkdir dies of SIGSYS"
+}
