@@ -75,7 +75,7 @@ assert_no_traces() { # ID [MARKER] [WHAT]
 # root_snapshot: what is in the state root now (the root may not exist).
 root_snapshot() { ls -A "$CRT_ROOT" 2>/dev/null | sort | tr '\n' ' '; }
 
-# expect_usage WHAT NEEDLE CMD...: exit 1, NEEDLE on the first line, a short
+# expect_fail WHAT NEEDLE CMD...: exit 1 (or $EXPECT_RC), NEEDLE on the first line, a short
 # message (a usage line may follow), and the state root unchanged.
 expect_fail() {
   local what=$1 needle=$2; shift 2
@@ -84,7 +84,7 @@ expect_fail() {
   # pipe and the test would hang.
   "$@" </dev/null >"$T/expect.out" 2>&1; rc=$?
   out=$(cat "$T/expect.out")
-  assert_eq 1 "$rc" "$what: exit code (output: ${out:0:300})"
+  assert_eq "${EXPECT_RC:-1}" "$rc" "$what: exit code (output: ${out:0:300})"
   local first=${out%%$'\n'*}
   assert_contains "$first" "$needle" "$what: first line"
   local lines; lines=$(printf '%s\n' "$out" | wc -l)
@@ -128,7 +128,8 @@ test_bad_cli_args() {
   for c in start state kill delete; do
     expect_fail "$c nosuch" "does not exist" crt "$c" nosuch-ctr; n=$((n+1))
   done
-  expect_fail "exec nosuch" "does not exist" crt exec nosuch-ctr true
+  # runc exits 255 when exec cannot reach the container (1.1.5: "exec failed").
+  EXPECT_RC=255 expect_fail "exec nosuch" "does not exist" crt exec nosuch-ctr true
   expect_fail "list bad format" "invalid format" crt list --format yaml
   expect_fail "kill bad signal" "" crt kill nosuch-ctr NOSIG
   n=$((n+3))
@@ -351,8 +352,8 @@ corrupt_state() {
   [ ! -e "$CRT_ROOT/$id" ] || fail "delete --force with $1 state.json left the state dir"
   local left; left=$(rel_traces "$id" "$m")
   if [ -n "$left" ]; then
-    # Known bug (reported): crt_container_delete's corrupt-state branch only
-    # removes the state dir; the init and its cgroups stay.
+    # Known bug (reported): a wrong-typed state.json loads as "stopped",
+    # pid 0, so delete --force neither kills the init nor removes cgroups.
     echo "SKIP delete --force with $1 state.json leaves: $(echo "$left" | head -3 | tr '\n' ';')"
     rel_force_clean "$id"
     assert_no_traces "$id" "$m" "after manual cleanup"
