@@ -30,6 +30,11 @@ typedef struct {
  * and nothing could be made).  On failure removes what it created. */
 int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err);
 
+/* The path crt_cgroup_enter will use, computed without creating anything
+ * (saved in state.json first, so that a crash mid-create leaves no cgroup
+ * that delete --force cannot find). */
+int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
+
 /* Moves another process (exec) into an existing container cgroup;
  * sub: optional sub-cgroup (exec --cgroup), NULL for the container's own. */
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err);

@@ -57,13 +57,14 @@ int crt_getopt(int argc, char **argv, const char *shortopts, const struct option
   return c;
 }
 
+/* what: "1 argument", "1 or 2 arguments", "no arguments": the count says
+ * itself how many, like runc's "requires exactly 1 argument(s)". */
 int crt_require_args(const char *cmd, int have, int min, int max, const char *what) {
-  if (have < min) {
-    crt_usage_error(cmd, "requires %s%s", min == max ? "exactly " : "at least ", what);
-    return -1;
-  }
-  if (max >= 0 && have > max) {
-    crt_usage_error(cmd, "requires %s%s", min == max ? "exactly " : "at most ", what);
+  if (have < min || (max >= 0 && have > max)) {
+    const char *how = "";
+    if (min == max && min > 0) how = "exactly ";
+    else if (max < 0) how = strncmp(what, "at least", 8) ? "at least " : "";
+    crt_usage_error(cmd, "requires %s%s", how, what);
     return -1;
   }
   return 0;

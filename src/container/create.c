@@ -346,7 +346,19 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
                           .spec = spec,
                           .systemd = crt_g.systemd_cgroup,
                           .rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true")};
-  if (crt_cgroup_enter(&cc, s->pid, &s->cgroup_path, err) < 0) return -1;
+  cleanup_free char *planned = NULL;
+  if (crt_cgroup_resolve(&cc, &planned, err) < 0) return -1;
+  free(s->cgroup_path);
+  s->cgroup_path = crt_steal(planned);
+  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  free(s->cgroup_path);
+  s->cgroup_path = NULL;
+  if (crt_cgroup_enter(&cc, s->pid, &s->cgroup_path, err) < 0) {
+    /* undo_create removes what the failed attempt may have left */
+    cleanup_err crt_err *rerr = NULL;
+    crt_cgroup_resolve(&cc, &s->cgroup_path, &rerr);
+    return -1;
+  }
   if (crt_state_save(c->opts->root, s, err) < 0) return -1;
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;

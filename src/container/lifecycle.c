@@ -200,7 +200,7 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   cleanup_err crt_err *lerr = NULL;
   if (crt_container_id_check(id, err) < 0) return -1;
   if (load_locked(root, id, &s, &lock, &lerr) < 0) {
-    if (lerr->errnum == ENOENT && !strstr(lerr->msg, "half-created")) {
+    if (lerr->errnum == ENOENT && !strstr(lerr->msg, "has no state yet")) {
       if (force) return 0;
       return crt_error(err, 0, "container %s does not exist", id);
     }

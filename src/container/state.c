@@ -241,7 +241,7 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   if (crt_read_file(path, 1 << 20, &buf, NULL, &rerr) < 0) {
     if (rerr->errnum == ENOENT) {
       struct stat st;
-      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state (half-created; use delete --force)", id);
+      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state yet (being created, or left half-created)", id);
       errno = ENOENT;
       crt_error(err, 0, "container does not exist");
       (*err)->errnum = ENOENT;
@@ -256,6 +256,22 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
     crt_error(err, 0, "%s: corrupt state file (use delete --force)", path);
     (*err)->errnum = EINVAL;
     return -1;
+  }
+  /* Fields of the wrong type mean a damaged file, not an empty state. */
+  static const struct { const char *key; yajl_type type; } need[] = {
+      {"id", yajl_t_string}, {"pid", yajl_t_number}, {"bundle", yajl_t_string},
+      {"init_process_start", yajl_t_number}, {"cgroup_path", yajl_t_string}};
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+    const char *kp[] = {need[i].key, NULL};
+    yajl_val v = yajl_tree_get(tree, kp, need[i].type);
+    const char *str = v && YAJL_IS_STRING(v) ? v->u.string : NULL;
+    bool bad_id = !strcmp(need[i].key, "id") && (!str || strcmp(str, id) != 0);
+    if (!v || (need[i].type == yajl_t_number && !YAJL_IS_INTEGER(v)) || bad_id) {
+      yajl_tree_free(tree);
+      crt_error(err, 0, "%s: corrupt state file: .%s (use delete --force)", path, need[i].key);
+      (*err)->errnum = EINVAL;
+      return -1;
+    }
   }
   crt_state *s = calloc(1, sizeof *s);
   if (!s) {

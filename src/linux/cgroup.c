@@ -358,6 +358,11 @@ static char *procs_dir(const char *path) {
 
 /* ---- enter / join ---- */
 
+int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
+  if (cfg->systemd) return systemd_path(cfg, out, err);
+  return resolve_path(cfg, out, err);
+}
+
 int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
   cleanup_free char *path = NULL;
   if (cfg->systemd) return systemd_path(cfg, &path, err);

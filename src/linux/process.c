@@ -83,9 +83,9 @@ int crt_set_sysctls(const crt_spec *spec, crt_err **err) {
 
 int crt_set_hostname(const crt_spec *spec, crt_err **err) {
   if (spec->hostname && *spec->hostname && sethostname(spec->hostname, strlen(spec->hostname)) < 0)
-    return crt_error(err, errno, "sethostname %s", spec->hostname);
+    return crt_error(err, errno, "sethostname %.64s", spec->hostname);
   if (spec->domainname && *spec->domainname && setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
-    return crt_error(err, errno, "setdomainname %s", spec->domainname);
+    return crt_error(err, errno, "setdomainname %.64s", spec->domainname);
   return 0;
 }
 

@@ -23,6 +23,11 @@ int crt_spec_validate_for_create(const crt_spec *s, crt_err **err) {
   for (size_t i = 0; l && i < l->n_time_offsets; i++)
     if (crt_spec_namespace(s, CRT_NS_TIME) == NULL)
       return crt_error(err, 0, "%s: .linux.timeOffsets: set but no time namespace is requested", n);
+  /* HOST_NAME_MAX: the kernel refuses longer names; say so before forking */
+  if (s->hostname && strlen(s->hostname) > 64)
+    return crt_error(err, 0, "%s: .hostname: longer than 64 bytes (%zu)", n, strlen(s->hostname));
+  if (s->domainname && strlen(s->domainname) > 64)
+    return crt_error(err, 0, "%s: .domainname: longer than 64 bytes (%zu)", n, strlen(s->domainname));
   if (s->hostname && s->hostname[0] && crt_spec_namespace(s, CRT_NS_UTS) == NULL)
     return crt_error(err, 0, "%s: .hostname: setting the hostname needs a new UTS namespace", n);
   if (s->domainname && s->domainname[0] && crt_spec_namespace(s, CRT_NS_UTS) == NULL)
