@@ -31,11 +31,11 @@ all: crt
 crt: $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-build/%.o: %.c $(wildcard include/crt/*.h)
+build/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build-asan/%.o: %.c $(wildcard include/crt/*.h)
+build-asan/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN) -c -o $@ $<
 

@@ -1057,3 +1057,18 @@ void crt_cgroup_resources_clear(crt_resources *r) {
   free(r->unified.v);
   memset(r, 0, sizeof *r);
 }
+
+/* Removes dir and its parents up to first_made, the first one we created. */
+void cg_undo_mkdir(const char *dir, const char *first_made) {
+  if (!first_made) return;
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  size_t stop = strlen(first_made);
+  for (;;) {
+    rmdir(buf);
+    if (strlen(buf) <= stop) break;
+    char *s = strrchr(buf, '/');
+    if (!s) break;
+    *s = 0;
+  }
+}

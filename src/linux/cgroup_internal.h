@@ -25,6 +25,7 @@ bool cg_perm_error(int e);
 
 /* Writes pid to dir/cgroup.procs. */
 int cg_move(const char *dir, pid_t pid, crt_err **err);
+void cg_undo_mkdir(const char *dir, const char *first_made);
 
 /* The effective device rules: spec rules, runc's default allowed devices
  * and the spec's linux.devices (so the configured nodes are usable). */

@@ -86,19 +86,6 @@ static int mkdir_cg(const char *dir, bool cpuset, char **first_made, crt_err **e
   return 0;
 }
 
-static void undo_mkdir(const char *dir, const char *first_made) {
-  if (!first_made) return;
-  char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", dir);
-  size_t stop = strlen(first_made);
-  for (;;) {
-    rmdir(buf);
-    if (strlen(buf) <= stop) break;
-    char *s = strrchr(buf, '/');
-    if (!s) break;
-    *s = 0;
-  }
-}
 
 typedef struct {
   char *dir;
@@ -166,7 +153,7 @@ int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid
   }
   if (rc == 0 && joined == 0 && rootless) rc = 1; /* nothing usable */
   for (size_t i = 0; i < k; i++) {
-    if (rc != 0 && made[i].dir) undo_mkdir(made[i].dir, made[i].made);
+    if (rc != 0 && made[i].dir) cg_undo_mkdir(made[i].dir, made[i].made);
     free(made[i].dir);
     free(made[i].made);
   }

@@ -203,19 +203,6 @@ static void enable_controllers(const char *dir) {
   }
 }
 
-static void undo(const char *dir, const char *first_made) {
-  if (!first_made) return;
-  char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", dir);
-  size_t stop = strlen(first_made);
-  for (;;) {
-    rmdir(buf);
-    if (strlen(buf) <= stop) break;
-    char *s = strrchr(buf, '/');
-    if (!s) break;
-    *s = 0;
-  }
-}
 
 static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_err **err) {
   const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
@@ -254,7 +241,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
       if (rootless && cg_perm_error(e)) {
         crt_debug("cgroup: rootless, no cgroup at %s", dir);
         *p = c;
-        undo(dir, made);
+        cg_undo_mkdir(dir, made);
         return 1;
       }
       rc = crt_error(err, e, "cgroup: mkdir %s", dir);
@@ -270,12 +257,12 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
     rc = cg_move(dir, pid, &e);
     if (rc < 0 && rootless && cg_perm_error(e->errnum)) {
       crt_err_free(&e);
-      undo(dir, made);
+      cg_undo_mkdir(dir, made);
       return 1;
     } else if (rc < 0) {
       *err = e;
     }
   }
-  if (rc < 0) undo(dir, made);
+  if (rc < 0) cg_undo_mkdir(dir, made);
   return rc;
 }

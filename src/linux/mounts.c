@@ -215,7 +215,7 @@ static int mount_at(const mctx *c, const char *src, int dstfd, const char *type,
 }
 
 /* Statvfs flags that a remount has to keep (locked in a user namespace). */
-static unsigned long kept_flags(int fd) {
+unsigned long crt_mount_kept_flags(int fd) {
   struct statvfs sv;
   if (fstatvfs(fd, &sv) < 0) return 0;
   unsigned long f = 0;
@@ -235,7 +235,7 @@ static int remount_bind(const mctx *c, int fd, unsigned long flags, crt_err **er
   char p[32];
   unsigned long f = MS_REMOUNT | MS_BIND | flags;
   if (mount(NULL, crt_fd_path(p, fd), NULL, f, NULL) == 0) return 0;
-  if (errno == EPERM && mount(NULL, p, NULL, f | (kept_flags(fd) & ~c->o.clear), NULL) == 0) return 0;
+  if (errno == EPERM && mount(NULL, p, NULL, f | (crt_mount_kept_flags(fd) & ~c->o.clear), NULL) == 0) return 0;
   return crt_error(err, errno, "remount %s on %s", c->src, c->m->destination);
 }
 

@@ -132,23 +132,11 @@ static int apply_root_propagation(const crt_rootfs_config *cfg, crt_err **err) {
   return 0;
 }
 
-static unsigned long statvfs_flags(int fd) {
-  struct statvfs sv;
-  if (fstatvfs(fd, &sv) < 0) return 0;
-  unsigned long f = 0;
-  if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
-  if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
-  if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
-  if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
-  if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
-  if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
-  return f;
-}
 
 /* target NULL: through fd (needs /proc); the root is remounted by name. */
 static int remount_ro(int fd, const char *target, const char *what, crt_err **err) {
   char p[32];
-  unsigned long f = MS_BIND | MS_REMOUNT | MS_RDONLY | statvfs_flags(fd);
+  unsigned long f = MS_BIND | MS_REMOUNT | MS_RDONLY | crt_mount_kept_flags(fd);
   if (mount(NULL, target ? target : crt_fd_path(p, fd), NULL, f, NULL) < 0)
     return crt_error(err, errno, "remount %s read-only", what);
   return 0;
