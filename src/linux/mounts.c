@@ -210,7 +210,7 @@ static int mount_at(const mctx *c, const char *src, int dstfd, const char *type,
                     const char *data, crt_err **err) {
   char p[32];
   if (mount(src, crt_fd_path(p, dstfd), type, flags, data) < 0)
-    return crt_error(err, errno, "mount %s on %s", c->src, c->m->destination);
+    return crt_error(err, errno, "mount %s on %s (type %s)", c->src, c->m->destination, type ? type : c->type);
   return 0;
 }
 

@@ -1,0 +1,79 @@
+# runtime-spec v1.2 config.md / config-linux.md MUSTs the runtime-tools suite
+# does not check, named after their sections.
+
+# config.md#mounts: "The runtime MUST mount entries in the listed order."
+test_config_md_mounts_in_listed_order() {
+  make_bundle "$T/b" sh -c 'ls /m; cat /m/sub/f'
+  mkdir -p "$T/src1/sub" "$T/src2"
+  echo inner > "$T/src2/f"
+  bundle_edit "$T/b" "c['mounts'] += [{'destination':'/m','type':'bind','source':'$T/src1','options':['bind']},{'destination':'/m/sub','type':'bind','source':'$T/src2','options':['bind']}]"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "$(printf 'sub\ninner')" "$out" "the later mount is on top of the earlier one"
+}
+
+# config.md#root: "readonly ... the root filesystem MUST be read-only".
+test_config_md_root_readonly() {
+  make_bundle "$T/b" sh -c 'touch /x 2>&1; echo rc=$?'
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_contains "$out" "Read-only file system"
+  bundle_edit "$T/b" "c['root']['readonly']=False"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "rc=0" "$out" "writable root"
+}
+
+# config.md#process: "cwd ... MUST be an absolute path" and is the working
+# directory; "env" is exactly the environment.
+test_config_md_process_cwd_env() {
+  make_bundle "$T/b" sh -c 'pwd; env | sort'
+  bundle_edit "$T/b" "c['process']['cwd']='/etc'; c['process']['env']=['PATH=/bin','A=1']"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "$(printf '/etc\nA=1\nHOME=/root\nPATH=/bin\nPWD=/etc\nSHLVL=1')" "$out" "cwd and env"
+}
+
+# config.md#hostname and #domainname (uts namespace).
+test_config_md_hostname_domainname() {
+  make_bundle "$T/b" sh -c 'hostname; cat /proc/sys/kernel/domainname'
+  bundle_edit "$T/b" "c['hostname']='h1'; c['domainname']='d1.example'"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "$(printf 'h1\nd1.example')" "$out"
+}
+
+# config.md#posix-platform-hooks: "Hooks MUST be called in the listed order"
+# (the suite's own check of this compares with strings its hooks never print).
+test_config_md_hooks_in_listed_order() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','echo %s%d >> $T/order' % (k,i)]} for i in (1,2)] for k in ('prestart','createRuntime','poststart','poststop')}"
+  crt run --bundle "$T/b" "$(new_id)"
+  assert_eq "prestart1 prestart2 createRuntime1 createRuntime2 poststart1 poststart2 poststop1 poststop2" "$(tr '\n' ' ' < "$T/order" | sed 's/ $//')" "hook order"
+}
+
+# config-linux.md#sysctl: applied inside the container's namespaces.
+test_config_linux_md_sysctl() {
+  make_bundle "$T/b" cat /proc/sys/net/ipv4/ip_forward /proc/sys/kernel/shmmni
+  bundle_edit "$T/b" "c['linux']['sysctl']={'net.ipv4.ip_forward':'1','kernel.shmmni':'1234'}"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "$(printf '1\n1234')" "$out"
+  assert_ne 1234 "$(cat /proc/sys/kernel/shmmni)" "host untouched"
+}
+
+# config-linux.md#namespaces: "If a namespace type is not specified ... the
+# container MUST inherit the runtime namespace of that type."
+test_config_linux_md_namespace_inherited() {
+  make_bundle "$T/b" sh -c 'readlink /proc/self/ns/net; readlink /proc/self/ns/ipc' 
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type'] not in ('network','ipc')]"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq "$(printf '%s\n%s' "$(readlink /proc/self/ns/net)" "$(readlink /proc/self/ns/ipc)")" "$out" "net and ipc inherited"
+}
+
+# config-linux.md#namespaces: a "path" joins that namespace.
+test_config_linux_md_namespace_path_joined() {
+  make_bundle "$T/b1" sleep 100
+  local a; a=$(new_id)
+  crt run -d --bundle "$T/b1" "$a"
+  local pid; pid=$(state_field "$a" pid)
+  make_bundle "$T/b2" readlink /proc/self/ns/net
+  bundle_edit "$T/b2" "[n.update(path='/proc/$pid/ns/net') for n in c['linux']['namespaces'] if n['type']=='network']"
+  out=$(crt run --bundle "$T/b2" "$(new_id)")
+  assert_eq "$(readlink /proc/$pid/ns/net)" "$out" "joined the other container's netns"
+  crt delete -f "$a"
+}

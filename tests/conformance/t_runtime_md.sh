@@ -1,0 +1,120 @@
+# runtime-spec v1.2 runtime.md: the MUSTs the runtime-tools suite leaves out.
+# Each test is named after the section (runtime.md#<section>).
+
+# runtime.md#state: "status" at every step of the lifecycle, as seen by the
+# hooks (creating) and by `state` (created, running, stopped).
+test_runtime_md_state_status_at_each_step() {
+  make_bundle "$T/b" sh -c 'read x'
+  bundle_edit "$T/b" "c['hooks']={'createRuntime':[{'path':'/bin/sh','args':['sh','-c','cat > $T/creating.json']}]}"
+  local id; id=$(new_id)
+  mkfifo "$T/in"
+  crt create --bundle "$T/b" "$id" <"$T/in" & local cpid=$!
+  exec 7>"$T/in"
+  wait $cpid || fail "create"
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["status"]=="creating"' "$T/creating.json" || fail "creating: $(cat "$T/creating.json")"
+  assert_eq created "$(state_field "$id" status)" "after create"
+  crt start "$id"
+  assert_eq running "$(state_field "$id" status)" "after start"
+  echo done >&7; exec 7>&-
+  wait_for sh -c "\"$CRT_BIN\" --root \"$CRT_ROOT\" state $id | grep -q '\"stopped\"'" || fail "never stopped"
+  crt delete "$id"
+}
+
+# runtime.md#state: "pid ... as seen by the host".
+test_runtime_md_state_pid_is_host_pid() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id"
+  local pid; pid=$(state_field "$id" pid)
+  [ -d "/proc/$pid" ] || fail "pid $pid is not a host pid"
+  assert_eq "1" "$(awk '/^NSpid/{print $NF}' /proc/$pid/status)" "the init is pid 1 inside"
+  crt delete -f "$id"
+}
+
+# runtime.md#create: "the user-specified program MUST NOT be run at this time"
+# and "MUST generate an error if the ID is not unique ... a new container MUST
+# not be created".
+test_runtime_md_create_does_not_run_program() {
+  make_bundle "$T/b" sh -c 'echo ran > /tmp/ran'
+  bundle_edit "$T/b" "c['root']['readonly']=False"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id"
+  sleep 0.3
+  [ ! -e "$T/b/rootfs/tmp/ran" ] || fail "program ran during create"
+  local pid; pid=$(state_field "$id" pid)
+  run_rc crt create --bundle "$T/b" "$id"
+  assert_eq 1 "$rc" "duplicate id"
+  assert_eq "$pid" "$(state_field "$id" pid)" "the first container is unchanged"
+  crt start "$id"
+  wait_for test -e "$T/b/rootfs/tmp/ran" || fail "program did not run at start"
+  crt delete -f "$id"
+}
+
+# runtime.md#lifecycle step 2: "Any updates to config.json after this step
+# MUST NOT affect the container."
+test_runtime_md_lifecycle_config_changes_after_create() {
+  make_bundle "$T/b" sh -c 'echo first'
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id"
+  bundle_edit "$T/b" "c['process']['args']=['sh','-c','echo second']"
+  local pid; pid=$(state_field "$id" pid)
+  crt start "$id"
+  wait_for sh -c "\"$CRT_BIN\" --root \"$CRT_ROOT\" state $id | grep -q '\"stopped\"'"
+  crt delete "$id"
+  # the process that ran was the one from create time
+  [ -n "$pid" ] || fail "no pid"
+  out=$(crt run --bundle "$T/b" "$(new_id)")
+  assert_eq second "$out" "a new container sees the new config"
+}
+
+# runtime.md#kill: "Attempting to send a signal to a container that is
+# neither created nor running MUST have no effect on the container and MUST
+# generate an error."
+test_runtime_md_kill_stopped_no_effect() {
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  crt run --keep --bundle "$T/b" "$id"
+  local before; before=$(crt state "$id")
+  run_rc crt kill "$id" KILL
+  assert_eq 1 "$rc" "kill of a stopped container"
+  assert_eq "$before" "$(crt state "$id")" "state unchanged"
+  crt delete "$id"
+}
+
+# runtime.md#kill: a created container can be signalled (it is "created").
+test_runtime_md_kill_created() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id"
+  crt kill "$id" KILL || fail "kill of a created container"
+  wait_for sh -c "\"$CRT_BIN\" --root \"$CRT_ROOT\" state $id | grep -q '\"stopped\"'" || fail "not stopped"
+  crt delete "$id"
+}
+
+# runtime.md#delete: "Attempting to delete a container that is not stopped
+# MUST generate an error" and must have no effect on it.
+test_runtime_md_delete_not_stopped() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id"
+  local pid; pid=$(state_field "$id" pid)
+  run_rc crt delete "$id"
+  assert_eq 1 "$rc" "delete of a running container"
+  kill -0 "$pid" || fail "the container was affected"
+  assert_eq running "$(state_field "$id" status)"
+  crt delete -f "$id"
+}
+
+# runtime.md#errors: "generating an error MUST leave the state of the
+# environment as if the operation were never attempted".
+test_runtime_md_errors_leave_no_trace() {
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/x','type':'nosuchfs','source':'none'})"
+  local id; id=$(new_id)
+  run_rc crt create --bundle "$T/b" "$id"
+  assert_eq 1 "$rc" "create with a bad mount"
+  assert_contains "$out" "nosuchfs"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+  [ -z "$(find /sys/fs/cgroup -maxdepth 2 -name "$id")" ] || fail "cgroup left"
+  ! grep -q "$T/b" /proc/self/mountinfo || fail "mounts left"
+}
