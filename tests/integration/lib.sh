@@ -72,5 +72,13 @@ wait_for() {
   return 1
 }
 
+# wait_eval 'SHELL CONDITION': re-evaluates the condition (with the test's
+# functions) up to 5 s; unlike wait_for, $(...) inside is run every time.
+wait_eval() {
+  local i
+  for i in $(seq 50); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
 # A fresh unique container id.
 new_id() { echo "crt-t$$-${RANDOM}${RANDOM}"; }

@@ -75,8 +75,8 @@ test_ps() {
 test_kill_all() {
   local id; id=$(new_id); run_limited "$id"
   crt exec -d "$id" sleep 200 || fail "exec"
-  wait_for test "$(crt ps --format json "$id" | tr ',' '\n' | wc -l)" -ge 2 || fail "exec'd process not in the cgroup"
+  wait_eval 'test "$(crt ps --format json "$id" | tr "," "\n" | wc -l)" -ge 2' || fail "exec'd process not in the cgroup"
   crt kill --all "$id" KILL || fail "kill --all"
-  wait_for test "$(state_field "$id" status)" = stopped || fail "not stopped after kill --all"
+  wait_eval 'test "$(state_field "$id" status)" = stopped' || fail "not stopped after kill --all"
   crt delete "$id"
 }
