@@ -21,6 +21,10 @@ int crt_mkdir_p(const char *path, mode_t mode, crt_err **err);
 int crt_write_all(int fd, const void *buf, size_t len);
 /* read(2) until len bytes or EOF; returns bytes read or -1. */
 ssize_t crt_read_all(int fd, void *buf, size_t len);
+/* sendmsg of iov with fd (>= 0) as SCM_RIGHTS ancillary data, retrying
+ * EINTR; MSG_NOSIGNAL.  Returns the bytes sent, or -1 with errno. */
+struct iovec;
+ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd);
 /* Closes every fd >= from except those in keep[0..nkeep) (close_range when possible). */
 void crt_close_fds_from(int from, const int *keep, size_t nkeep);
 /* Marks every fd >= from O_CLOEXEC. */

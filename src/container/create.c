@@ -333,6 +333,13 @@ static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
   return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
 }
 
+static crt_cgroup_config cgroup_config(const crt_state *s, const crt_spec *spec) {
+  return (crt_cgroup_config){.id = s->id,
+                             .spec = spec,
+                             .systemd = crt_g.systemd_cgroup,
+                             .rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true")};
+}
+
 /* The parent's part, after the init exists. */
 static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err) {
   const crt_spec *spec = c->spec;
@@ -342,24 +349,18 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
     if (crt_ns_write_maps(s->pid, spec, err) < 0) return -1;
     crt_sync_send(c->sync, CRT_SYNC_MAPS_DONE, NULL, 0, -1);
   }
-  crt_cgroup_config cc = {.id = s->id,
-                          .spec = spec,
-                          .systemd = crt_g.systemd_cgroup,
-                          .rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true")};
-  cleanup_free char *planned = NULL;
-  if (crt_cgroup_resolve(&cc, &planned, err) < 0) return -1;
-  free(s->cgroup_path);
-  s->cgroup_path = crt_steal(planned);
-  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
-  free(s->cgroup_path);
-  s->cgroup_path = NULL;
-  if (crt_cgroup_enter(&cc, s->pid, &s->cgroup_path, err) < 0) {
-    /* undo_create removes what the failed attempt may have left */
-    cleanup_err crt_err *rerr = NULL;
-    crt_cgroup_resolve(&cc, &s->cgroup_path, &rerr);
-    return -1;
+  /* state.json already names the planned cgroup (see crt_container_create):
+   * a crash from here on leaves nothing delete --force cannot find. */
+  crt_cgroup_config cc = cgroup_config(s, spec);
+  char *entered = NULL;
+  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
+  if (strcmp(entered, s->cgroup_path) != 0) { /* e.g. rootless: nothing made */
+    free(s->cgroup_path);
+    s->cgroup_path = entered;
+    if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  } else {
+    free(entered);
   }
-  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   if (run_hooks_creating(spec, s, err) < 0) return -1;
@@ -490,9 +491,10 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   s->rootfs = strdup(rootfs);
   s->created = now_rfc3339();
   s->owner = strdup("");
-  s->cgroup_path = strdup("");
   s->dir = strdup(dir);
   copy_annotations(s, spec);
+  crt_cgroup_config cc = cgroup_config(s, spec);
+  if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
   if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
   s->start_time = crt_proc_start_time(s->pid, NULL);
   if (crt_state_save(o->root, s, err) < 0) goto out;

@@ -360,18 +360,8 @@ static char *listener_json(const crt_seccomp *s, pid_t pid, const char *state_js
 }
 
 static int send_with_fd(int sock, const char *buf, size_t len, int fd) {
-  char ctl[CMSG_SPACE(sizeof(int))];
-  memset(ctl, 0, sizeof ctl);
   struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ssize_t w;
-  do w = sendmsg(sock, &msg, MSG_NOSIGNAL);
-  while (w < 0 && errno == EINTR);
+  ssize_t w = crt_send_with_fd(sock, &iov, 1, fd);
   if (w < 0) return -1;
   /* The fd went with the first byte; the rest is plain data. */
   if ((size_t)w < len && crt_write_all(sock, buf + w, len - (size_t)w) < 0) return -1;

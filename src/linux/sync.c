@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "crt/sync.h"
 
+#include "crt/fs.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,22 +12,7 @@
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd) {
   if (len > CRT_SYNC_MAX) len = CRT_SYNC_MAX;
   struct iovec iov[2] = {{.iov_base = &type, .iov_len = sizeof type}, {.iov_base = (void *)data, .iov_len = len}};
-  char cbuf[CMSG_SPACE(sizeof(int))];
-  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
-  if (fd >= 0) {
-    memset(cbuf, 0, sizeof cbuf);
-    mh.msg_control = cbuf;
-    mh.msg_controllen = sizeof cbuf;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  }
-  ssize_t r;
-  do r = sendmsg(sock, &mh, MSG_NOSIGNAL);
-  while (r < 0 && errno == EINTR);
-  return r < 0 ? -1 : 0;
+  return crt_send_with_fd(sock, iov, len ? 2 : 1, fd) < 0 ? -1 : 0;
 }
 
 int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {

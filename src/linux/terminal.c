@@ -96,21 +96,8 @@ static int make_controlling(int slave, const char *name, crt_err **err) {
 /* runc's utils.SendFile: one byte stream message holding `msgname`, with
  * the fd as SCM_RIGHTS ancillary data.  `name` (the slave) is for errors. */
 static int send_fd(int sock, int fd, const char *msgname, const char *name, crt_err **err) {
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  memset(&u, 0, sizeof u);
   struct iovec iov = {.iov_base = (void *)msgname, .iov_len = strlen(msgname)};
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  ssize_t n;
-  do n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
+  ssize_t n = crt_send_with_fd(sock, &iov, 1, fd);
   if (n < 0) return crt_error(err, errno, "send pty master %s over console socket", name);
   if ((size_t)n != iov.iov_len) return crt_error(err, EIO, "send pty master %s over console socket: short write", name);
   return 0;

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -202,4 +204,26 @@ int crt_rm_rf(const char *path) {
   struct stat st;
   if (lstat(path, &st) < 0) return errno == ENOENT ? 0 : -1;
   return rm_at(AT_FDCWD, path, st.st_dev);
+}
+
+ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd) {
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iovcnt};
+  if (fd >= 0) {
+    memset(&u, 0, sizeof u);
+    mh.msg_control = u.buf;
+    mh.msg_controllen = sizeof u.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
+  ssize_t r;
+  do r = sendmsg(sock, &mh, MSG_NOSIGNAL);
+  while (r < 0 && errno == EINTR);
+  return r;
 }
