@@ -123,7 +123,11 @@ out=$(ctr_ task exec --exec-id x1 "$id" echo hi 2>&1); rc=$?
 ok_eq "0 hi" "$rc $out" "task exec echo hi"
 out=$(ctr_ task exec --exec-id x5 --user 65534 --cwd /tmp "$id" sh -c 'echo $(id -u) $(pwd)' 2>&1)
 ok_eq "65534 /tmp" "$out" "task exec --user --cwd"
-out=$(script -qec "timeout 30 ctr -a $SOCK -n $NS task exec -t --exec-id x6 $id sh -c 'tty; exit 4'" /dev/null 2>&1); rc=$?
+# timeout goes outside script: inside, a shell that forks (dash, or bash when
+# SHELL is unset and script falls back to /bin/sh) leaves timeout in its own
+# process group, not the pty's foreground one, and ctr stops on SIGTTOU when
+# it puts the terminal in raw mode.  SHELL is pinned so every run is the same.
+out=$(SHELL=/bin/sh timeout 30 script -qec "ctr -a $SOCK -n $NS task exec -t --exec-id x6 $id sh -c 'tty; exit 4'" /dev/null 2>&1); rc=$?
 ok_eq 4 "$rc" "task exec -t: exit status ($out)"
 ok_has "$out" /dev/pts/ "task exec -t: the process has a terminal"
 out=$(ctr_ task exec --exec-id x2 "$id" sh -c 'exit 5' 2>&1); rc=$?
@@ -170,7 +174,7 @@ wait "$fg"; rc=$?
 ok_eq 137 "$rc" "foreground run killed by SIGKILL ($(cat "$W/fg.out"))"
 
 # 5. a terminal: ctr run -t under a pty
-out=$(script -qec "timeout 30 ctr -a $SOCK -n $NS run --rm -t ${RUNC_OPTS[*]} $IMG $P-tty sh -c 'tty; exit 2'" /dev/null 2>&1); rc=$?
+out=$(SHELL=/bin/sh timeout 30 script -qec "ctr -a $SOCK -n $NS run --rm -t ${RUNC_OPTS[*]} $IMG $P-tty sh -c 'tty; exit 2'" /dev/null 2>&1); rc=$?
 ok_eq 2 "$rc" "run -t: exit status ($out)"
 ok_has "$out" /dev/pts/0 "run -t: the process has a terminal"
 
