@@ -35,6 +35,24 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
  * that delete --force cannot find). */
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
 
+/* cgroup v2 only: makes the cgroup and applies linux.resources before the
+ * process exists, so that it can be cloned straight into it (clone3 with
+ * CLONE_INTO_CGROUP: no migration, so no wait on the cgroup rwsem's RCU
+ * grace period, 8-12 ms per create).  *fd: the cgroup directory, or -1
+ * where this does not apply (v1, hybrid, systemd: *path_out NULL, use
+ * crt_cgroup_enter after the clone) or nothing could be made (rootless:
+ * *path_out ""). */
+int crt_cgroup_prepare(const crt_cgroup_config *cfg, char **path_out, int *fd, crt_err **err);
+
+/* Writes the resources and the device filter into a cgroup made by
+ * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs
+ * unconfined. */
+int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err);
+
+/* The v2 directory of a container cgroup (and sub-cgroup) opened for
+ * clone3's CLONE_INTO_CGROUP; -1 on v1/hybrid or on any error. */
+int crt_cgroup_open(const char *path, const char *sub);
+
 /* Moves another process (exec) into an existing container cgroup;
  * sub: optional sub-cgroup (exec --cgroup), NULL for the container's own. */
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err);

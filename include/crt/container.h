@@ -36,6 +36,8 @@ int crt_container_dir(const char *root, const char *id, char *buf, size_t len, c
 /* Loads state.json; error "container does not exist" (ENOENT) when missing. */
 int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err);
 int crt_state_save(const char *root, const crt_state *s, crt_err **err);
+/* Only the rescue file (pid, start time, cgroup) that delete --force reads. */
+int crt_state_save_rescue(const char *root, const crt_state *s, crt_err **err);
 void crt_state_free(crt_state *s);
 /* The minimal state (pid, start time, cgroup) kept beside state.json for
  * cleaning up a container whose state.json is unreadable; -1 if none. */

@@ -15,12 +15,18 @@ int crt_ns_new_flags(const crt_spec *spec);
 /* setns into every namespace given by path, user namespace first. */
 int crt_ns_join_paths(const crt_spec *spec, crt_err **err);
 /* Joins the namespaces of a running process (exec), user first; skips
- * those it already shares.  Returns the flags joined. */
-int crt_ns_join_pid(pid_t pid, int *joined, crt_err **err);
+ * those it already shares.  *joined: the flags joined.  The namespace in
+ * `defer` (one clone flag, or 0) is not joined: its fd is left in
+ * *deferred (-1 when shared) for the caller to setns later. */
+int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **err);
 /* Writes uid_map/gid_map of pid (parent side). */
 int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err);
 /* Raw clone(2) with fork semantics (child returns 0). */
 pid_t crt_raw_clone(unsigned long flags);
+/* The same, born in the cgroup v2 directory cgroup_fd when the kernel
+ * lets us (clone3 CLONE_INTO_CGROUP); falls back to crt_raw_clone, so the
+ * caller checks membership (crt_cgroup_join does). cgroup_fd -1: plain. */
+pid_t crt_clone_into(unsigned long flags, int cgroup_fd);
 
 /* process.c: inside the container. */
 /* Resolves args[0] in the process's PATH (runc's LookPath semantics):

@@ -3,9 +3,13 @@
  * init talk over a SOCK_SEQPACKET socketpair, one message per step:
  *
  *   parent                          init
- *   clone ------------------------> (in new namespaces)
+ *   [v2: mkdir the cgroup, open it]
+ *   clone ------------------------> (in new namespaces; on v2 born in its
+ *                                   cgroup: clone3 CLONE_INTO_CGROUP)
  *   write uid/gid maps, MAPS_DONE -> become root in the user ns
- *   join cgroup, CGROUP_DONE -----> unshare cgroup ns, sysctl, hostname,
+ *   cgroup: resources, device filter,
+ *   join (v1, or v2 fallback),
+ *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
  *                                   mounts
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
@@ -52,6 +56,8 @@ typedef struct {
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
+  int cgroup_fd;    /* v2: the prepared cgroup to clone the init into, or -1 */
+  bool cgroup_made; /* v2: made and configured before the clone */
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
@@ -235,7 +241,7 @@ static void joiner_main(init_ctx *c, int flags) {
     if (write_offsets(c->spec, &err) < 0) init_fail(c->sync, err);
     flags &= ~CLONE_NEWTIME;
   }
-  pid_t pid = crt_raw_clone((unsigned long)flags | CLONE_PARENT);
+  pid_t pid = crt_clone_into((unsigned long)flags | CLONE_PARENT, c->cgroup_fd);
   if (pid < 0) {
     crt_error(&err, errno, "clone init");
     init_fail(c->sync, err);
@@ -298,7 +304,7 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   bool two = needs_two_stage(c->spec);
   int sync_parent = c->sync;
   c->sync = child_sync;
-  pid_t pid = crt_raw_clone(two ? 0 : (unsigned long)(flags & ~CLONE_NEWTIME));
+  pid_t pid = two ? crt_raw_clone(0) : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd);
   if (pid < 0) return crt_error(err, errno, "clone");
   if (pid == 0) {
     close(sync_parent);
@@ -351,15 +357,22 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
   }
   /* state.json already names the planned cgroup (see crt_container_create):
    * a crash from here on leaves nothing delete --force cannot find. */
-  crt_cgroup_config cc = cgroup_config(s, spec);
-  char *entered = NULL;
-  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
-  if (strcmp(entered, s->cgroup_path) != 0) { /* e.g. rootless: nothing made */
-    free(s->cgroup_path);
-    s->cgroup_path = entered;
-    if (crt_state_save(c->opts->root, s, err) < 0) return -1;
-  } else {
-    free(entered);
+  if (c->cgroup_made) {
+    /* v2, prepared: the init was born in it unless clone3 fell back */
+    crt_cgroup_config cc = cgroup_config(s, spec);
+    if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
+    if (crt_cgroup_join(s->cgroup_path, NULL, s->pid, err) < 0) return -1;
+  } else if (*s->cgroup_path) {
+    crt_cgroup_config cc = cgroup_config(s, spec);
+    char *entered = NULL;
+    if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
+    if (strcmp(entered, s->cgroup_path) != 0) { /* e.g. rootless: nothing made */
+      free(s->cgroup_path);
+      s->cgroup_path = entered;
+      if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+    } else {
+      free(entered);
+    }
   }
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
@@ -381,6 +394,25 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
     return crt_error(err, 0, "unexpected message %u from init", m->type);
   }
   (void)dir;
+  return 0;
+}
+
+/* On cgroup v2 the cgroup is made before the init, which is then cloned
+ * straight into it.  The rescue file names it first, so that a crash here
+ * leaves nothing that delete --force cannot find. */
+static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
+  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || crt_g.systemd_cgroup) return 0;
+  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
+  crt_cgroup_config cc = cgroup_config(s, c->spec);
+  char *path = NULL;
+  if (crt_cgroup_prepare(&cc, &path, &c->cgroup_fd, err) < 0) return -1;
+  c->cgroup_made = path != NULL;
+  if (path && strcmp(path, s->cgroup_path) != 0) { /* rootless: nothing made */
+    free(s->cgroup_path);
+    s->cgroup_path = path;
+  } else {
+    free(path);
+  }
   return 0;
 }
 
@@ -426,7 +458,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   crt_spec *spec = NULL;
   if (crt_spec_load(cfg, &spec, err) < 0) return -1;
   int rc = -1;
-  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1};
+  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1, .cgroup_fd = -1};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -495,7 +527,10 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   copy_annotations(s, spec);
   crt_cgroup_config cc = cgroup_config(s, spec);
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
+  if (prepare_cgroup(&c, s, err) < 0) goto out;
   if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
+  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
+  c.cgroup_fd = -1;
   s->start_time = crt_proc_start_time(s->pid, NULL);
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (drive_init(&c, s, dir, err) < 0) goto out;
@@ -512,6 +547,7 @@ out:
     if (made_dir) undo_create(dir, s);
   }
   if (c.sync >= 0) close(c.sync);
+  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   if (c.fifo >= 0) close(c.fifo);
   if (c.console >= 0) close(c.console);
   if (ours_tty >= 0) close(ours_tty);

@@ -30,6 +30,8 @@ typedef struct {
   const crt_spec *spec;
   pid_t init_pid;
   int sync, errpipe, console;
+  int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
+  int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
 } exec_ctx;
 
 static void child_fail(int errpipe, crt_err *err) {
@@ -51,6 +53,13 @@ static void exec_process(exec_ctx *c) {
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (c->cgns_fd >= 0) {
+    if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
+      crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
+      child_fail(c->errpipe, err);
+    }
+    close(c->cgns_fd);
+  }
   if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
   if (c->console >= 0) close(c->console);
   /* foreground tty: wait until the runtime has set the master's modes */
@@ -96,8 +105,11 @@ static void joiner(exec_ctx *c) {
   crt_err *err = NULL;
   int joined = 0;
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (crt_ns_join_pid(c->init_pid, &joined, &err) < 0) child_fail(c->errpipe, err);
-  pid_t pid = crt_raw_clone(CLONE_PARENT);
+  /* In the container's cgroup namespace the kernel would refuse to clone
+   * into its cgroup (not below our namespace root): join that one last. */
+  int defer = c->cgroup_fd >= 0 ? CLONE_NEWCGROUP : 0;
+  if (crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err) < 0) child_fail(c->errpipe, err);
+  pid_t pid = crt_clone_into(CLONE_PARENT, c->cgroup_fd);
   if (pid < 0) {
     crt_error(&err, errno, "clone");
     child_fail(c->errpipe, err);
@@ -179,10 +191,12 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     crt_error(err, errno, "pipe");
     goto out;
   }
-  exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console};
+  exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
+                .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1};
   pid_t j = fork();
   if (j < 0) {
     crt_error(err, errno, "fork");
+    if (c.cgroup_fd >= 0) close(c.cgroup_fd);
     goto out;
   }
   if (j == 0) {
@@ -195,6 +209,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   sp[1] = -1;
   close(ep[1]);
   ep[1] = -1;
+  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   if (console >= 0) close(console);
   console = -1;
   crt_sync_msg *m = malloc(sizeof *m);

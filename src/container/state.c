@@ -160,6 +160,18 @@ char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty) {
   return gen_finish(g);
 }
 
+/* A one-line copy of what cleanup needs, so that delete --force can still
+ * kill the init and remove its cgroup when state.json is corrupt or not
+ * written yet. */
+int crt_state_save_rescue(const char *root, const crt_state *s, crt_err **err) {
+  char dir[PATH_MAX], rescue[PATH_MAX + 8], line[PATH_MAX + 64];
+  if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
+  snprintf(rescue, sizeof rescue, "%s/init", dir);
+  int n = snprintf(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
+                   s->cgroup_path ? s->cgroup_path : "");
+  return crt_write_file_atomic(rescue, line, (size_t)n, 0600, err);
+}
+
 int crt_state_save(const char *root, const crt_state *s, crt_err **err) {
   char dir[PATH_MAX], path[PATH_MAX];
   if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
@@ -178,13 +190,7 @@ int crt_state_save(const char *root, const crt_state *s, crt_err **err) {
   yajl_gen_map_close(g);
   cleanup_free char *json = gen_finish(g);
   if (!json) return crt_error(err, ENOMEM, "state.json");
-  /* A one-line copy of what cleanup needs, so that delete --force can still
-   * kill the init and remove its cgroup when state.json is corrupt. */
-  char rescue[PATH_MAX], line[PATH_MAX + 64];
-  snprintf(rescue, sizeof rescue, "%s/init", dir);
-  int n = snprintf(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
-                   s->cgroup_path ? s->cgroup_path : "");
-  if (crt_write_file_atomic(rescue, line, (size_t)n, 0600, err) < 0) return -1;
+  if (crt_state_save_rescue(root, s, err) < 0) return -1;
   return crt_write_file_atomic(path, json, strlen(json), 0600, err);
 }
 

@@ -61,9 +61,15 @@ enum crt_cgroup_mode crt_cgroup_mode(void) {
     if (m && strcmp(m, "hybrid") == 0) return CRT_CGROUP_MODE_HYBRID;
     return CRT_CGROUP_MODE_V1;
   }
-  if (is_cgroup2("/sys/fs/cgroup")) return CRT_CGROUP_MODE_V2;
-  if (is_cgroup2("/sys/fs/cgroup/unified")) return CRT_CGROUP_MODE_HYBRID;
-  return CRT_CGROUP_MODE_V1;
+  /* The host's layout does not change under one crt process, and the
+   * containers' mount namespaces are entered only by children. */
+  static int cached = -1;
+  if (cached < 0) {
+    if (is_cgroup2("/sys/fs/cgroup")) cached = CRT_CGROUP_MODE_V2;
+    else if (is_cgroup2("/sys/fs/cgroup/unified")) cached = CRT_CGROUP_MODE_HYBRID;
+    else cached = CRT_CGROUP_MODE_V1;
+  }
+  return (enum crt_cgroup_mode)cached;
 }
 
 /* ---- small file helpers ---- */
@@ -414,8 +420,63 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
   return 0;
 }
 
+int crt_cgroup_prepare(const crt_cgroup_config *cfg, char **path_out, int *fd, crt_err **err) {
+  *fd = -1;
+  *path_out = NULL;
+  if (cfg->systemd || crt_cgroup_mode() != CRT_CGROUP_MODE_V2) return 0;
+  cleanup_free char *path = NULL;
+  if (resolve_path(cfg, &path, err) < 0) return -1;
+  /* only the directory: resources and the device filter are written after
+   * the clone, while the init starts up (crt_cgroup_configure) */
+  int rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
+  if (rc < 0) return -1;
+  if (rc == 1) { /* rootless, nothing made: nothing to clone into */
+    *path_out = strdup("");
+    return *path_out ? 0 : crt_error(err, ENOMEM, "cgroup");
+  }
+  *fd = crt_cgroup_open(path, NULL);
+  *path_out = crt_steal(path);
+  return 0;
+}
+
+int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  if (!path || !*path) return 0;
+  return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
+}
+
+int crt_cgroup_open(const char *path, const char *sub) {
+  if (!path || !*path || crt_cgroup_mode() != CRT_CGROUP_MODE_V2) return -1;
+  if (sub && (strstr(sub, "..") || !*sub)) return -1;
+  char dir[PATH_MAX];
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s", cg_root(), path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
+    return -1;
+  return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Whether pid already sits in the v2 cgroup `rel` (cloned into it). */
+static bool v2_member(pid_t pid, const char *rel) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/%d/cgroup", (int)pid);
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  crt_err *e = NULL;
+  if (crt_read_file(proc, 4096, &buf, &len, &e) < 0) {
+    crt_err_free(&e);
+    return false;
+  }
+  char *save;
+  for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+    if (strncmp(l, "0::", 3) == 0) return strcmp(l + 3, rel) == 0;
+  return false;
+}
+
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
   if (!path || !*path) return 0;
+  if (!override_root && crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
+    if (v2_member(pid, rel)) return 0;
+  }
   if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
   char **dirs = all_dirs(path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");

@@ -47,6 +47,8 @@ int cg_rdma_line(const crt_rdma *r, char *buf, size_t len);
 /* v2 (the unified hierarchy at dir). */
 int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,
                 pid_t pid, crt_err **err);
+/* Writes the resources and loads the device filter into an existing cgroup. */
+int cg_v2_configure(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, crt_err **err);
 int cg_v2_apply(const char *dir, const crt_resources *r, crt_err **err);
 /* runc's translations. */
 unsigned long long cg_shares_to_weight(unsigned long long shares);

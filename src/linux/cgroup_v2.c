@@ -217,6 +217,13 @@ static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_e
   return rc;
 }
 
+int cg_v2_configure(const char *uroot, const char *path, const crt_spec *spec, bool rootless, crt_err **err) {
+  char dir[PATH_MAX];
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s", uroot, path) >= sizeof dir)
+    return crt_error(err, ENAMETOOLONG, "cgroup: %s%s", uroot, path);
+  return apply_all(dir, spec, rootless, err);
+}
+
 int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool rootless, bool apply, pid_t pid,
                 crt_err **err) {
   char dir[PATH_MAX];

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,30 @@
 
 pid_t crt_raw_clone(unsigned long flags) {
   return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+struct crt_clone_args { /* struct clone_args of linux/sched.h, v2 */
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+pid_t crt_clone_into(unsigned long flags, int cgroup_fd) {
+  if (cgroup_fd >= 0) {
+    /* with CLONE_PARENT the child inherits our exit signal; clone3 then
+     * insists on exit_signal 0 */
+    struct crt_clone_args a = {.flags = flags | CLONE_INTO_CGROUP,
+                               .exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD,
+                               .cgroup = (uint64_t)cgroup_fd};
+    pid_t pid = (pid_t)syscall(SYS_clone3, &a, sizeof a);
+    if (pid >= 0) return pid;
+    /* old kernel, a cgroup we may not enter from here (a joined cgroup or
+     * user namespace): plain clone, the caller moves the pid */
+    if (errno == ENOMEM || errno == EAGAIN) return -1;
+  }
+  return crt_raw_clone(flags);
 }
 
 int crt_ns_new_flags(const crt_spec *spec) {
@@ -47,7 +72,7 @@ int crt_ns_join_paths(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
-int crt_ns_join_pid(pid_t pid, int *joined, crt_err **err) {
+int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **err) {
   static const enum crt_ns_type order[] = {CRT_NS_USER, CRT_NS_MOUNT, CRT_NS_CGROUP, CRT_NS_UTS, CRT_NS_IPC,
                                            CRT_NS_NETWORK, CRT_NS_PID, CRT_NS_TIME};
   int fds[CRT_NS_COUNT];
@@ -70,8 +95,13 @@ int crt_ns_join_pid(pid_t pid, int *joined, crt_err **err) {
     }
   }
   int rc = 0;
+  *deferred = -1;
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
     if (fds[i] < 0) continue;
+    if (crt_ns_clone_flag(order[i]) & defer) {
+      *deferred = fds[i];
+      continue;
+    }
     if (rc == 0 && setns(fds[i], crt_ns_clone_flag(order[i])) < 0)
       rc = crt_error(err, errno, "setns %s namespace of pid %d", crt_ns_name(order[i]), pid);
     else if (rc == 0)

@@ -1,0 +1,120 @@
+# Real containers on cgroup v2.  This VM is a v1 hybrid, so each test body
+# runs in a private mount namespace whose /sys/fs/cgroup is a fresh cgroup2
+# mount (the host's unified hierarchy; its only controller here is hugetlb,
+# so limits are covered by the unit tests against a prepared tree).  What is
+# real: clone3(CLONE_INTO_CGROUP) for create and exec, with the fallback to a
+# cgroup.procs write, cgroup namespaces, cgroup.freeze, cgroup.kill, the
+# eBPF device filter, and removal on delete.
+
+CG2_FILE=${BASH_SOURCE[0]}
+
+# in_cg2 FN: runs FN (a function of this file) where /sys/fs/cgroup is cgroup2.
+in_cg2() {
+  unshare -m --propagation private bash -c '
+    umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || { echo "FAIL: no cgroup2 mount" >&2; exit 1; }
+    source "$1"; source "$2"; "$3"' in_cg2 "$REPO/tests/integration/lib.sh" "$CG2_FILE" "$1"
+}
+
+cg2_line() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
+
+_v2_create_exec() {
+  [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || fail "not cgroup2"
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  # hugetlb is the one v2 controller here: its limit must be written into
+  # the cgroup made before the clone, before the init runs anything
+  bundle_edit "$T/b" "c['linux']['resources']={'hugepageLimits':[{'pageSize':'2MB','limit':4194304}]}"
+  # strace shows how the init got there: born in the cgroup, no migration
+  # (the parent clones the init: no -f, which would wait for the parked init)
+  strace -qq -e trace=clone3,openat -o "$T/create.trace" "$CRT_BIN" --root "$CRT_ROOT" create -b "$T/b" "$id" \
+    || fail "create"
+  grep -q 'CLONE_INTO_CGROUP.* = [0-9]' "$T/create.trace" || fail "create did not clone into the cgroup: $(grep clone3 "$T/create.trace")"
+  ! grep -q "cgroup.procs\", O_WRONLY" "$T/create.trace" || fail "create also wrote cgroup.procs"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "/$id" "$(cg2_line "$pid")" "init's cgroup"
+  assert_eq 4194304 "$(cat "/sys/fs/cgroup/$id/hugetlb.2MB.max")" "hugetlb limit"
+  assert_eq "/$id" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cgroup_path"])' "$CRT_ROOT/$id/state.json")"
+  crt start "$id" || fail "start"
+  strace -f -qq -e trace=clone3,openat -o "$T/exec.trace" "$CRT_BIN" --root "$CRT_ROOT" exec "$id" true || fail "exec"
+  grep -q 'CLONE_INTO_CGROUP.* = [0-9]' "$T/exec.trace" || fail "exec did not clone into the cgroup"
+  ! grep -q "cgroup.procs\", O_WRONLY" "$T/exec.trace" || fail "exec also wrote cgroup.procs"
+  crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
+  assert_eq "/$id" "$(cg2_line "$(cat "$T/e.pid")")" "exec'd process's cgroup"
+  run_rc crt exec "$id" sh -c 'exit 7'; assert_eq 7 "$rc" "exec exit status"
+  run_rc crt exec "$id" nosuch; assert_eq 255 "$rc"; assert_contains "$out" 'executable file not found'
+  # exec --cgroup: a sub-cgroup the caller made
+  mkdir "/sys/fs/cgroup/$id/sub" || fail "mkdir sub"
+  crt exec -d --pid-file "$T/s.pid" --cgroup sub "$id" sleep 50 || fail "exec --cgroup sub"
+  assert_eq "/$id/sub" "$(cg2_line "$(cat "$T/s.pid")")" "exec --cgroup"
+  crt delete -f "$id" || fail "delete -f"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
+}
+test_v2_create_and_exec_born_in_cgroup() { in_cg2 _v2_create_exec; }
+
+_v2_cgroupns() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['namespaces'].append({'type':'cgroup'})"
+  crt run -d -b "$T/b" "$id" || fail "run"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "/$id" "$(cg2_line "$pid")" "init's cgroup seen from the host"
+  run_rc crt exec "$id" cat /proc/self/cgroup; assert_eq 0 "$rc" "$out"
+  assert_eq "0::/" "$(echo "$out" | grep '^0::')" "inside the cgroup namespace"
+  crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
+  local e; e=$(cat "$T/e.pid")
+  assert_eq "$(readlink "/proc/$pid/ns/cgroup")" "$(readlink "/proc/$e/ns/cgroup")" "exec joined the cgroup namespace"
+  assert_eq "/$id" "$(cg2_line "$e")"
+  crt delete -f "$id" || fail "delete -f"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
+}
+test_v2_cgroup_namespace() { in_cg2 _v2_cgroupns; }
+
+_v2_userns_exec() {
+  # the exec'd process clones from inside the container's user namespace,
+  # where the host's cgroup.procs is not writable: crt falls back to moving it
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  chown -R 100000:100000 "$T/b/rootfs"
+  chmod 0755 "$CRT_TEST_WORK" "$T" # the container's root (uid 100000) walks to the bundle
+  bundle_edit "$T/b" "c['linux']['namespaces'].append({'type':'user'}); c['linux']['uidMappings']=[{'containerID':0,'hostID':100000,'size':65536}]; c['linux']['gidMappings']=[{'containerID':0,'hostID':100000,'size':65536}]; c['mounts']=[m for m in c['mounts'] if m['destination'] not in ('/sys','/sys/fs/cgroup')]"
+  crt run -d -b "$T/b" "$id" || fail "run"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "/$id" "$(cg2_line "$pid")" "init's cgroup"
+  crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
+  assert_eq "/$id" "$(cg2_line "$(cat "$T/e.pid")")" "exec'd process's cgroup"
+  crt delete -f "$id" || fail "delete -f"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
+}
+test_v2_userns_exec_falls_back() { in_cg2 _v2_userns_exec; }
+
+_v2_freeze_kill() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  crt run -d -b "$T/b" "$id" || fail "run"
+  crt pause "$id" || fail "pause"
+  assert_eq 1 "$(cat "/sys/fs/cgroup/$id/cgroup.freeze")" "cgroup.freeze"
+  assert_eq paused "$(state_field "$id" status)"
+  crt resume "$id" || fail "resume"
+  assert_eq running "$(state_field "$id" status)"
+  crt exec -d "$id" sleep 60 || fail "exec"
+  assert_eq 2 "$(wc -l <"/sys/fs/cgroup/$id/cgroup.procs")" "two processes in the cgroup"
+  crt kill --all "$id" KILL || fail "kill --all"
+  wait_eval 'test "$(state_field "$id" status)" = stopped' || fail "not stopped after kill --all"
+  wait_eval 'test ! -s "/sys/fs/cgroup/$id/cgroup.procs"' || fail "processes left"
+  crt delete "$id" || fail "delete"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
+}
+test_v2_freeze_and_kill_all() { in_cg2 _v2_freeze_kill; }
+
+_v2_devices() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sh -c 'mknod /tmp/sda b 8 0 && { head -c1 /tmp/sda; echo "rc=$?"; }; head -c1 /dev/zero | wc -c'
+  bundle_edit "$T/b" "c['root']['readonly']=False; [c['process']['capabilities'][k].append('CAP_MKNOD') for k in ('bounding','effective','permitted')]"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "Operation not permitted" "eBPF filter denies an unlisted block device"
+  assert_contains "$out" "rc=1"
+  assert_contains "$out" "1" "/dev/zero allowed"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after run"
+}
+test_v2_device_filter() { in_cg2 _v2_devices; }
