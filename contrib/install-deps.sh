@@ -4,10 +4,11 @@ set -eu
 # build: compiler and the four libraries; tests: busybox rootfs, python3
 # (JSON edits), util-linux (nsenter/unshare), procps (crt ps), tmux
 # (terminal tests), man-db/groff (man page tests), runc/crun (peers),
-# containerd/podman/conmon (real clients in tests/clients).
+# containerd/podman/conmon (real clients in tests/clients), uidmap/passwd
+# (rootless tests: newuidmap, useradd), strace (cgroup v2 tests).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
-      runc crun containerd podman conmon clang libclang-rt-14-dev)
+      runc crun containerd podman conmon clang libclang-rt-14-dev uidmap passwd strace)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

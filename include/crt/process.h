@@ -23,6 +23,9 @@ int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **
 int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err);
 /* Raw clone(2) with fork semantics (child returns 0). */
 pid_t crt_raw_clone(unsigned long flags);
+/* The pids in init's pid namespace (just init when it shares ours); for
+ * ps and kill --all of a container without a cgroup. */
+int crt_ns_pids(pid_t init, pid_t **pids, size_t *n, crt_err **err);
 /* The same, born in the cgroup v2 directory cgroup_fd when the kernel
  * lets us (clone3 CLONE_INTO_CGROUP); falls back to crt_raw_clone, so the
  * caller checks membership (crt_cgroup_join does). cgroup_fd -1: plain. */

@@ -14,7 +14,15 @@ typedef struct {
   bool userns;              /* in a new user namespace: bind devices, no mknod */
   bool new_mount_ns;
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
+  const int *idmap_fds;     /* per mount: idmapped tree made by the runtime, or -1 (may be NULL) */
 } crt_rootfs_config;
+
+/* Runtime side, before the clone, for a container with a new user
+ * namespace: the idmapped bind mounts' trees (open_tree clone +
+ * MOUNT_ATTR_IDMAP), one fd per mount (-1 for the others), or NULL when
+ * there are none.  The init inherits them and attaches them. */
+int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err);
+void crt_idmap_close(int *fds, size_t n);
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations
  * resolved inside rootfs, no symlink escapes), default devices and /dev

@@ -12,6 +12,7 @@
 #include "crt/cli.h"
 #include "crt/container.h"
 #include "crt/fs.h"
+#include "crt/process.h"
 
 static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   for (size_t i = 0; i < n; i++)
@@ -113,10 +114,8 @@ int crt_cmd_ps(int argc, char **argv) {
     rc = crt_error(&err, 0, "container not running");
   else if (s->cgroup_path && *s->cgroup_path)
     rc = crt_cgroup_pids(s->cgroup_path, &pids, &n, &err);
-  else if (s->pid > 0) { /* no cgroup (rootless): init alone is what we know */
-    pids = malloc(sizeof *pids);
-    if (pids) pids[n++] = s->pid;
-  }
+  else /* no cgroup (rootless): the processes of its pid namespace */
+    rc = crt_ns_pids(s->pid, &pids, &n, &err);
   crt_state_free(s);
   if (rc == 0 && strcmp(format, "json") == 0) {
     printf("[");

@@ -57,6 +57,7 @@ typedef struct {
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
   int cgroup_fd;    /* v2: the prepared cgroup to clone the init into, or -1 */
+  int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* v2: made and configured before the clone */
   bool new_userns;
   bool new_cgroupns;
@@ -136,7 +137,8 @@ static void init_main(init_ctx *c) {
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
                           .new_mount_ns = c->new_mntns,
-                          .cgroup_path = cgroup_path};
+                          .cgroup_path = cgroup_path,
+                          .idmap_fds = c->idmap_fds};
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
@@ -527,10 +529,13 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   copy_annotations(s, spec);
   crt_cgroup_config cc = cgroup_config(s, spec);
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
+  if (c.new_userns && crt_idmap_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
   if (prepare_cgroup(&c, s, err) < 0) goto out;
   if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   c.cgroup_fd = -1;
+  crt_idmap_close(c.idmap_fds, spec->n_mounts);
+  c.idmap_fds = NULL;
   s->start_time = crt_proc_start_time(s->pid, NULL);
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (drive_init(&c, s, dir, err) < 0) goto out;
@@ -548,6 +553,7 @@ out:
   }
   if (c.sync >= 0) close(c.sync);
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
+  crt_idmap_close(c.idmap_fds, spec->n_mounts);
   if (c.fifo >= 0) close(c.fifo);
   if (c.console >= 0) close(c.console);
   if (ours_tty >= 0) close(ours_tty);

@@ -20,6 +20,7 @@
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
+#include "crt/process.h"
 
 /* A pidfd for the init, only if the pid still belongs to it. */
 static int init_pidfd(const crt_state *s) {
@@ -164,6 +165,15 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     rc = crt_error(err, 0, "container not running");
   } else if (all && s->cgroup_path && *s->cgroup_path) {
     rc = crt_cgroup_kill(s->cgroup_path, sig, err);
+  } else if (all) { /* no cgroup (rootless): its pid namespace */
+    pid_t *pids = NULL;
+    size_t n = 0;
+    if ((rc = crt_ns_pids(s->pid, &pids, &n, err)) == 0) {
+      for (size_t i = 0; i < n; i++)
+        if (pids[i] != s->pid) kill(pids[i], sig);
+      if (signal_init(s, sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "kill pid %d", s->pid);
+    }
+    free(pids);
   } else if (signal_init(s, sig) < 0) {
     rc = errno == ESRCH ? crt_error(err, 0, "container not running") : crt_error(err, errno, "kill pid %d", s->pid);
   }

@@ -302,41 +302,108 @@ static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err 
   return fd;
 }
 
-/* An idmapped bind: clone the source tree, set MOUNT_ATTR_IDMAP on it
- * ("ridmap": on all of it), attach it at the destination. */
-static int bind_idmapped(const mctx *c, int sfd, int dst, bool recursive, crt_err **err) {
-  const crt_linux *l = c->cfg->spec->linux_;
-  const crt_idmapv *uids = c->m->uid_mappings.len || !l ? &c->m->uid_mappings : &l->uid_mappings;
-  const crt_idmapv *gids = c->m->gid_mappings.len || !l ? &c->m->gid_mappings : &l->gid_mappings;
+static bool wants_idmap(const crt_mount *m, const crt_mount_opts *o) {
+  return o->idmap || o->ridmap || m->uid_mappings.len || m->gid_mappings.len;
+}
+
+/* A detached clone of the source tree with MOUNT_ATTR_IDMAP set on it
+ * ("ridmap": on all of it).  The mappings are in terms of the initial
+ * user namespace, and only a caller privileged over the source's
+ * superblock may idmap it: in a container with its own user namespace
+ * this runs in the runtime, before the clone (crt_idmap_prepare). */
+static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, const crt_mount_opts *o, int sfd,
+                         const char *src, crt_err **err) {
+  const crt_linux *l = spec->linux_;
+  const crt_idmapv *uids = m->uid_mappings.len || !l ? &m->uid_mappings : &l->uid_mappings;
+  const crt_idmapv *gids = m->gid_mappings.len || !l ? &m->gid_mappings : &l->gid_mappings;
   if (!uids->len || !gids->len)
-    return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", c->idx,
-                     c->m->destination);
+    return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", idx,
+                     m->destination);
   cleanup_close int userns = idmap_userns(uids, gids, err);
-  if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", c->idx);
-  cleanup_close int tree =
-      open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0));
-  if (tree < 0) return crt_error(err, errno, "clone %s for an idmapped mount", c->src);
+  if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", idx);
+  int tree = open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (o->recursive ? AT_RECURSIVE : 0));
+  if (tree < 0) return crt_error(err, errno, "mounts[%zu]: clone %s for an idmapped mount", idx, src);
   struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
-  if (mount_setattr(tree, "", AT_EMPTY_PATH | (c->o.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0)
-    return crt_error(err, errno, "idmap %s", c->src);
-  if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-    return crt_error(err, errno, "mount %s on %s", c->src, c->m->destination);
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | (o->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
+    int e = errno;
+    close(tree);
+    return crt_error(err, e, "mounts[%zu]: idmap %s%s", idx, src,
+                     e == EINVAL ? " (the filesystem or kernel does not support idmapped mounts)" : "");
+  }
+  return tree;
+}
+
+int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err) {
+  *fds_out = NULL;
+  int *fds = NULL;
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    crt_mount_opts o;
+    if (crt_mount_opts_parse(&m->options, &o, err) < 0) goto fail;
+    bool bind = o.bind || (m->type && !strcmp(m->type, "bind"));
+    if (!bind || !m->source || !wants_idmap(m, &o)) {
+      crt_mount_opts_free(&o);
+      continue;
+    }
+    if (!fds) {
+      fds = malloc(spec->n_mounts * sizeof *fds);
+      if (!fds) {
+        crt_mount_opts_free(&o);
+        crt_error(err, ENOMEM, "idmapped mounts");
+        goto fail;
+      }
+      for (size_t j = 0; j < spec->n_mounts; j++) fds[j] = -1;
+    }
+    char src[PATH_MAX];
+    snprintf(src, sizeof src, "%s%s%s", m->source[0] == '/' ? "" : bundle, m->source[0] == '/' ? "" : "/",
+             m->source);
+    int sfd = open(src, O_PATH | O_CLOEXEC);
+    if (sfd < 0) {
+      crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
+    } else {
+      fds[i] = idmapped_tree(spec, i, m, &o, sfd, m->source, err);
+      close(sfd);
+    }
+    crt_mount_opts_free(&o);
+    if (fds[i] < 0) goto fail;
+  }
+  *fds_out = fds;
   return 0;
+fail:
+  crt_idmap_close(fds, spec->n_mounts);
+  return -1;
+}
+
+void crt_idmap_close(int *fds, size_t n) {
+  if (!fds) return;
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0) close(fds[i]);
+  free(fds);
 }
 
 static int bind_from(const mctx *c, const char *source, bool recursive, unsigned long flags, crt_err **err) {
+  int prepared = c->cfg->idmap_fds ? c->cfg->idmap_fds[c->idx] : -1;
   struct stat st;
-  if (stat(source, &st) < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
+  if (prepared >= 0 ? fstat(prepared, &st) < 0 : stat(source, &st) < 0)
+    return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
   cleanup_close int dst = open_dest(c, 0, S_ISDIR(st.st_mode) ? CRT_RESOLVE_MKDIR : CRT_RESOLVE_MKFILE, err);
   if (dst < 0) return -1;
-  /* Pin the source too: a path swapped after the stat cannot redirect us. */
-  cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
-  if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
-  char sp[32];
-  if (c->o.idmap || c->o.ridmap || c->m->uid_mappings.len || c->m->gid_mappings.len) {
-    if (bind_idmapped(c, sfd, dst, recursive, err) < 0) return -1;
-  } else if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) {
-    return -1;
+  cleanup_close int tree = -1;
+  if (prepared < 0 && wants_idmap(c->m, &c->o)) {
+    cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
+    if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
+    if ((tree = idmapped_tree(c->cfg->spec, c->idx, c->m, &c->o, sfd, c->src, err)) < 0) return -1;
+    prepared = tree;
+  }
+  if (prepared >= 0) {
+    if (move_mount(prepared, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+      return crt_error(err, errno, "mounts[%zu]: mount %s on %s", c->idx, c->src, c->m->destination);
+  } else {
+    /* Pin the source too: a path swapped after the stat cannot redirect us. */
+    cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
+    if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
+    char sp[32];
+    if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) return -1;
   }
   flags &= ~(MS_REMOUNT | MS_MOVE);
   if (!flags) return 0;
@@ -638,7 +705,7 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
   c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
   c.src = c.m->source && *c.m->source ? c.m->source : c.type;
   bool bind = c.o.bind || !strcmp(c.type, "bind");
-  if (!bind && (c.o.idmap || c.o.ridmap || c.m->uid_mappings.len || c.m->gid_mappings.len)) {
+  if (!bind && wants_idmap(c.m, &c.o)) {
     rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmap is only supported on bind mounts", i,
                    c.m->destination);
   } else if (bind) {

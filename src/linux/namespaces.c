@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <stdint.h>
 #include <signal.h>
@@ -8,9 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 #include "crt/process.h"
 
 pid_t crt_raw_clone(unsigned long flags) {
@@ -124,17 +129,145 @@ static int write_map(pid_t pid, const char *file, const crt_idmapv *m, crt_err *
   return 0;
 }
 
+/* Whether the mapping is the one an unprivileged writer may write itself:
+ * a single range of size 1 onto its own id. */
+static bool self_map(const crt_idmapv *m, unsigned int id) {
+  return m->len == 1 && m->v[0].size == 1 && m->v[0].host_id == id;
+}
+
+/* newuidmap/newgidmap (setuid root, from Debian's uidmap): they check the
+ * ranges against /etc/subuid and /etc/subgid. */
+static int run_idmap_helper(const char *tool, pid_t pid, const crt_idmapv *m, crt_err **err) {
+  char *argv[2 + 3 * 340 + 1];
+  char buf[3 * 340][16];
+  if (m->len > 340) return crt_error(err, E2BIG, "%s: too many mappings", tool);
+  size_t a = 0, b = 0;
+  argv[a++] = (char *)tool;
+  char spid[16];
+  snprintf(spid, sizeof spid, "%d", (int)pid);
+  argv[a++] = spid;
+  for (size_t i = 0; i < m->len; i++) {
+    unsigned int f[3] = {m->v[i].container_id, m->v[i].host_id, m->v[i].size};
+    for (int k = 0; k < 3; k++) {
+      snprintf(buf[b], sizeof buf[b], "%u", f[k]);
+      argv[a++] = buf[b++];
+    }
+  }
+  argv[a] = NULL;
+  pid_t c = fork();
+  if (c < 0) return crt_error(err, errno, "fork %s", tool);
+  if (c == 0) {
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) dup2(nul, 0);
+    execvp(tool, argv);
+    fprintf(stderr, "crt: exec %s: %s\n", tool, strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    return crt_error(err, ENOENT, "%s not found: mapping several ids as an unprivileged user needs Debian's uidmap", tool);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    return crt_error(err, EPERM, "%s %s failed (are the ranges in /etc/sub%cid?)", tool, spid, tool[3]);
+  return 0;
+}
+
+/* Whether /etc/subuid (or subgid) has a line for this user (name or id). */
+static bool has_subids(const char *file, unsigned int id) {
+  FILE *f = fopen(file, "re");
+  if (!f) return false;
+  struct passwd *pw = getpwuid(id);
+  char line[512], sid[16];
+  snprintf(sid, sizeof sid, "%u", id);
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    *colon = 0;
+    found = !strcmp(line, sid) || (pw && !strcmp(line, pw->pw_name));
+  }
+  fclose(f);
+  return found;
+}
+
+static int write_one(pid_t pid, bool uid, const crt_idmapv *m, crt_err **err) {
+  unsigned int me = uid ? geteuid() : getegid();
+  if (!m->len) return 0;
+  if (geteuid() == 0 || self_map(m, me)) return write_map(pid, uid ? "uid_map" : "gid_map", m, err);
+  if (has_subids(uid ? "/etc/subuid" : "/etc/subgid", geteuid()))
+    return run_idmap_helper(uid ? "newuidmap" : "newgidmap", pid, m, err);
+  /* No subordinate ids: only our own id can be mapped. */
+  crt_idmap one = {.container_id = 0, .host_id = me, .size = 1};
+  for (size_t i = 0; i < m->len; i++)
+    if (me >= m->v[i].host_id && me - m->v[i].host_id < m->v[i].size)
+      one.container_id = m->v[i].container_id + (me - m->v[i].host_id);
+  crt_warn("no %s range for this user in /etc/sub%cid: mapping only %u to %u", uid ? "uid" : "gid", uid ? 'u' : 'g',
+           one.container_id, me);
+  crt_idmapv v = {.v = &one, .len = 1};
+  return write_map(pid, uid ? "uid_map" : "gid_map", &v, err);
+}
+
 int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
   if (!l) return 0;
-  if (geteuid() != 0) {
-    /* An unprivileged writer may only map itself, and only with setgroups denied. */
+  /* setgroups is denied only where the kernel requires it: an unprivileged
+   * process writing gid_map itself.  newgidmap is privileged. */
+  if (geteuid() != 0 && l->gid_mappings.len &&
+      (self_map(&l->gid_mappings, getegid()) || !has_subids("/etc/subgid", geteuid()))) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
-    cleanup_err crt_err *e2 = NULL;
-    crt_write_file(path, "deny", 4, 0, &e2);
+    if (crt_write_file(path, "deny", 4, 0, err) < 0) return -1;
   }
-  if (l->uid_mappings.len && write_map(pid, "uid_map", &l->uid_mappings, err) < 0) return -1;
-  if (l->gid_mappings.len && write_map(pid, "gid_map", &l->gid_mappings, err) < 0) return -1;
+  if (write_one(pid, true, &l->uid_mappings, err) < 0) return -1;
+  if (write_one(pid, false, &l->gid_mappings, err) < 0) return -1;
+  return 0;
+}
+
+/* The processes of init's pid namespace, for a container without a cgroup
+ * (rootless): every /proc entry whose ns/pid is init's.  Without a pid
+ * namespace of its own only init can be told apart. */
+int crt_ns_pids(pid_t init, pid_t **pids, size_t *n, crt_err **err) {
+  *pids = NULL;
+  *n = 0;
+  char path[64], want[64] = "", self[64] = "", got[64];
+  snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)init);
+  ssize_t wl = readlink(path, want, sizeof want - 1);
+  ssize_t sl = readlink("/proc/self/ns/pid", self, sizeof self - 1);
+  size_t cap = 16;
+  pid_t *v = malloc(cap * sizeof *v);
+  if (!v) return crt_error(err, ENOMEM, "pids");
+  if (wl <= 0 || (sl == wl && !memcmp(want, self, (size_t)wl))) {
+    v[(*n)++] = init;
+    *pids = v;
+    return 0;
+  }
+  DIR *d = opendir("/proc");
+  if (!d) {
+    free(v);
+    return crt_error(err, errno, "open /proc");
+  }
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0) continue;
+    snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
+    ssize_t gl = readlink(path, got, sizeof got - 1);
+    if (gl != wl || memcmp(got, want, (size_t)wl)) continue;
+    if (*n == cap) {
+      pid_t *nv = realloc(v, (cap *= 2) * sizeof *v);
+      if (!nv) {
+        closedir(d);
+        free(v);
+        *n = 0;
+        return crt_error(err, ENOMEM, "pids");
+      }
+      v = nv;
+    }
+    v[(*n)++] = (pid_t)pid;
+  }
+  closedir(d);
+  *pids = v;
   return 0;
 }

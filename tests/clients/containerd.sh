@@ -150,6 +150,11 @@ ok_eq "ok True" "$out" "crt's log.json is JSON lines with level/msg/time and hol
 pid=$(ctr_ task ls | awk -v id="$id" '$1 == id {print $2}')
 out=$(ctr_ task ps "$id" 2>&1)
 ok_eq "$pid" "$(echo "$out" | awk 'NR > 1 {print $1}' | tr '\n' ' ' | sed 's/ $//')" "task ps lists the init pid"
+# metrics: the shim reads the container's cgroup (found through crt's state)
+out=$(ctr_ task metrics "$id" 2>&1); rc=$?
+ok_eq 0 "$rc" "task metrics ($out)"
+ok_eq 67108864 "$(echo "$out" | awk '$1 == "memory.limit_in_bytes" {print $2}')" "task metrics: memory limit"
+ok_eq 1 "$(echo "$out" | awk '$1 == "pids.current" {print $2}')" "task metrics: pids.current"
 out=$(ctr_ task pause "$id" 2>&1) || bad "task pause: $out"
 ok_eq PAUSED "$(ctr_ task ls | awk -v id="$id" '$1 == id {print $3}')" "task pause"
 ok_eq "$(printf 'FROZEN')" "$(cat /sys/fs/cgroup/freezer/$NS/$id/freezer.state 2>&1)" "freezer state after pause"
@@ -178,12 +183,12 @@ out=$(SHELL=/bin/sh timeout 30 script -qec "ctr -a $SOCK -n $NS run --rm -t ${RU
 ok_eq 2 "$rc" "run -t: exit status ($out)"
 ok_has "$out" /dev/pts/0 "run -t: the process has a terminal"
 
-# 6. ten containers up, then all removed
-for i in $(seq 10); do
+# 6. twenty containers up, then all removed
+for i in $(seq 20); do
   out=$(ctr_ run -d "${RUNC_OPTS[@]}" "$IMG" "$P-l$i" sleep 100 2>&1) || bad "loop run $i: $out"
 done
-ok_eq 10 "$("$CRT" --root "$W/crt/$NS" list -q | grep -c "^$P-l")" "ten containers running in crt"
-for i in $(seq 10); do
+ok_eq 20 "$("$CRT" --root "$W/crt/$NS" list -q | grep -c "^$P-l")" "twenty containers running in crt"
+for i in $(seq 20); do
   out=$(ctr_ task delete -f "$P-l$i" 2>&1) || bad "loop task delete -f $i: $out"
   out=$(ctr_ containers rm "$P-l$i" 2>&1) || bad "loop containers rm $i: $out"
 done

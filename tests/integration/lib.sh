@@ -82,3 +82,12 @@ wait_eval() {
 
 # A fresh unique container id.
 new_id() { echo "crt-t$$-${RANDOM}${RANDOM}"; }
+
+# in_cg2 FN: runs FN (a function of the calling test file) in a private
+# mount namespace whose /sys/fs/cgroup is a fresh cgroup2 mount (this VM is
+# a v1 hybrid; the unified hierarchy holds only hugetlb).
+in_cg2() {
+  unshare -m --propagation private bash -c '
+    umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || { echo "FAIL: no cgroup2 mount" >&2; exit 1; }
+    source "$1"; source "$2"; "$3"' in_cg2 "$REPO/tests/integration/lib.sh" "${BASH_SOURCE[1]}" "$1"
+}

@@ -6,15 +6,6 @@
 # cgroup.procs write, cgroup namespaces, cgroup.freeze, cgroup.kill, the
 # eBPF device filter, and removal on delete.
 
-CG2_FILE=${BASH_SOURCE[0]}
-
-# in_cg2 FN: runs FN (a function of this file) where /sys/fs/cgroup is cgroup2.
-in_cg2() {
-  unshare -m --propagation private bash -c '
-    umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || { echo "FAIL: no cgroup2 mount" >&2; exit 1; }
-    source "$1"; source "$2"; "$3"' in_cg2 "$REPO/tests/integration/lib.sh" "$CG2_FILE" "$1"
-}
-
 cg2_line() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 
 _v2_create_exec() {

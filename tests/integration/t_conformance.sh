@@ -36,6 +36,13 @@ test_runtime_tools_validation() {
     timeout 900 bash "$h/build.sh" >"$T/build.log" 2>&1 || fail "harness build failed: $(tail -5 "$T/build.log")"
   fi
   ONLY= RESULTS="$T/results" timeout 900 bash "$h/run.sh" "$CRT_BIN" >"$T/run.log" 2>&1
+  # The suite's relative cgroupsPath is testdir/cgrouptest/container; delete
+  # removes the container's own cgroup and, like runc, not the parents.
+  local d
+  for d in /sys/fs/cgroup/*/testdir/cgrouptest /sys/fs/cgroup/*/testdir /sys/fs/cgroup/testdir/cgrouptest \
+    /sys/fs/cgroup/testdir; do
+    [ -d "$d" ] && rmdir "$d"
+  done
   local table="$T/results/table.txt"
   [ -s "$table" ] || fail "no results: $(tail -5 "$T/run.log")"
   grep '^programs:\|^validation:' "$T/run.log"

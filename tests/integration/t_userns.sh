@@ -1,0 +1,240 @@
+# User namespaces, idmapped mounts and rootless containers (issue 11).
+# The rootless tests make a throw-away user (useradd, home under $T, its
+# own /etc/subuid range) and remove it, its processes and its lines in
+# /etc/subuid and /etc/subgid on every exit path.
+
+MAP65536="[{'containerID':0,'hostID':100000,'size':65536}]"
+
+# userns_bundle DIR ARGS...: a busybox bundle in a user namespace mapping
+# 0-65535 to 100000-165535, owned by the mapped root, root writable.
+userns_bundle() {
+  local b=$1; shift
+  make_bundle "$b" "$@"
+  chown -R 100000:100000 "$b/rootfs"
+  chmod 0755 "$CRT_TEST_WORK" "$T" # the container's root walks to the bundle
+  bundle_edit "$b" "c['linux']['namespaces'].append({'type':'user'}); c['linux']['uidMappings']=$MAP65536; c['linux']['gidMappings']=$MAP65536; c['root']['readonly']=False"
+}
+
+test_userns_mappings_and_owners() {
+  local id; id=$(new_id)
+  userns_bundle "$T/b" sleep 100
+  crt run -d -b "$T/b" "$id" || fail "run"
+  run_rc crt exec "$id" cat /proc/self/uid_map /proc/self/gid_map
+  assert_eq 0 "$rc" "$out"
+  assert_eq "0 100000 65536
+0 100000 65536" "$(echo "$out" | awk '{print $1, $2, $3}')" "maps seen inside"
+  # the init's map as the host sees it
+  assert_eq "0 100000 65536" "$(awk '{print $1, $2, $3}' "/proc/$(state_field "$id" pid)/uid_map")"
+  # files of host uid 100000 are root's inside; a file made inside is 100000's outside
+  assert_eq "0 0" "$(crt exec "$id" stat -c '%u %g' /bin/busybox)" "owner inside"
+  crt exec -u 1000:1000 "$id" touch /tmp/made || fail "touch inside as 1000"
+  crt exec "$id" touch /root-made || fail "touch inside as root"
+  assert_eq "101000 101000" "$(stat -c '%u %g' "$T/b/rootfs/tmp/made")" "owner outside"
+  assert_eq "100000 100000" "$(stat -c '%u %g' "$T/b/rootfs/root-made")" "owner outside"
+  # exec enters the user namespace first: same namespace as the init
+  crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
+  assert_eq "$(readlink "/proc/$(state_field "$id" pid)/ns/user")" "$(readlink "/proc/$(cat "$T/e.pid")/ns/user")"
+  crt delete -f "$id" || fail "delete"
+}
+
+# A network namespace joined by path belongs to the host's user namespace:
+# sysfs cannot be mounted from the container's; crt binds the host's /sys
+# read-only instead and says so in the debug log.
+test_userns_sysfs_falls_back_to_host_bind() {
+  local id; id=$(new_id) ns=crt-t$$-$RANDOM
+  ip netns add "$ns" || fail "ip netns add"
+  userns_bundle "$T/b" sh -c 'awk "\$5 == \"/sys\" {print \$6, \$9}" /proc/self/mountinfo; ls /sys/kernel >/dev/null && echo readable'
+  bundle_edit "$T/b" "[n.update(path='/var/run/netns/$ns') for n in c['linux']['namespaces'] if n['type']=='network']"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --debug --log "$T/log" run -b "$T/b" "$id"
+  ip netns del "$ns"
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "readable"
+  local line; line=$(echo "$out" | head -1)
+  assert_contains "$line" "sysfs" "/sys mount: $line"
+  case "$line" in ro,*) ;; *) fail "/sys not read-only: $line" ;; esac
+  assert_contains "$(cat "$T/log")" "binding the host's /sys read-only"
+  # without the joined netns the container's own sysfs mounts normally
+  bundle_edit "$T/b" "[n.pop('path') for n in c['linux']['namespaces'] if n['type']=='network']"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --debug --log "$T/log2" run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "$out"
+  assert_not_contains "$(cat "$T/log2")" "binding the host's /sys"
+}
+
+# runtime-spec 1.2 idmapped bind mounts, in a container with its own user
+# namespace: the runtime makes the idmapped tree (it must be privileged over
+# the source's superblock), the init attaches it.
+test_idmapped_bind_mount() {
+  local id; id=$(new_id)
+  mkdir -p "$T/data"
+  touch "$T/data/rootfile" "$T/data/userfile"
+  chown 1000:1000 "$T/data/userfile"
+  userns_bundle "$T/b" sh -c 'stat -c "%n %u %g" /data/rootfile /data/userfile /plain/rootfile; touch /data/new'
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/data','source':'$T/data','type':'bind','options':['rbind','rw'],'uidMappings':$MAP65536,'gidMappings':$MAP65536}); c['mounts'].append({'destination':'/plain','source':'$T/data','type':'bind','options':['rbind','ro']})"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "/data/rootfile 0 0"
+  assert_contains "$out" "/data/userfile 1000 1000"
+  assert_contains "$out" "/plain/rootfile 65534 65534" "a plain bind shows the overflow id"
+  assert_eq "0 0" "$(stat -c '%u %g' "$T/data/new")" "a file made through the idmapped mount"
+  # the "idmap" option with the container's mappings, relative source
+  rm -f "$T/data/new"
+  bundle_edit "$T/b" "c['mounts'][-2]={'destination':'/data','source':'../data','type':'bind','options':['rbind','idmap']}"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "/data/userfile 1000 1000"
+  # idmap on something that is not a bind mount
+  bundle_edit "$T/b" "c['mounts'][-2]={'destination':'/data','source':'tmpfs','type':'tmpfs','options':['idmap']}"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 1 "$rc"
+  assert_contains "$out" "idmap is only supported on bind mounts"
+  # a missing source names the mount
+  bundle_edit "$T/b" "c['mounts'][-2]={'destination':'/data','source':'$T/nosuch','type':'bind','options':['rbind','idmap']}"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 1 "$rc"
+  assert_contains "$out" "source \"$T/nosuch\""
+  [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left after a failed create"
+}
+
+# ---- rootless ----
+
+RL_USER=
+rl_cleanup() {
+  [ -n "$RL_USER" ] || return 0
+  if [ -d /sys/fs/cgroup/rl-deleg ]; then
+    echo $$ >/sys/fs/cgroup/cgroup.procs
+    rmdir /sys/fs/cgroup/rl-deleg/* /sys/fs/cgroup/rl-deleg 2>/dev/null
+  fi
+  pkill -KILL -u "$RL_USER" 2>/dev/null
+  sleep 0.2
+  userdel "$RL_USER" 2>/dev/null
+  sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+  RL_USER=
+}
+
+# rl_setup [SUBIDS]: a user with home $T/home (and, unless SUBIDS=none,
+# 300000-365535 as its subordinate ids); sets RL_USER, RL_UID, RL_GID.
+rl_setup() {
+  RL_USER=crtrl$$$RANDOM
+  RL_USER=${RL_USER:0:30}
+  trap rl_cleanup EXIT
+  chmod 0755 "$CRT_TEST_WORK" "$T"
+  useradd -M -d "$T/home" -s /bin/sh -K SUB_UID_COUNT=0 -K SUB_GID_COUNT=0 "$RL_USER" || fail "useradd"
+  RL_UID=$(id -u "$RL_USER") RL_GID=$(id -g "$RL_USER")
+  sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+  if [ "${1:-}" != none ]; then
+    echo "$RL_USER:300000:65536" >>/etc/subuid
+    echo "$RL_USER:300000:65536" >>/etc/subgid
+  fi
+  mkdir -p "$T/home/run"
+  chmod 0700 "$T/home/run"
+  chown -R "$RL_USER:" "$T/home"
+}
+
+# as_user CMD...: runs CMD as the test user, with a minimal environment.
+as_user() {
+  env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$T/home" XDG_RUNTIME_DIR="$T/home/run" \
+    setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups "$@"
+}
+
+# rl_bundle DIR ARGS...: made by the user with `crt spec --rootless`.
+rl_bundle() {
+  local b=$1; shift
+  local args; args=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$@")
+  cp -a "$(rootfs_template)" "$b.rootfs" && chown -R "$RL_USER:" "$b.rootfs"
+  as_user sh -c "mkdir -p '$b' && mv '$b.rootfs' '$b/rootfs' && cd '$b' && '$CRT_BIN' spec --rootless" || fail "spec --rootless"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['terminal']=False; c['process']['args']=$args; json.dump(c, open(p,'w'))" \
+    || fail "edit config"
+}
+
+test_rootless_lifecycle() {
+  rl_setup
+  local C="$CRT_BIN" b=$T/home/b
+  rl_bundle "$b" sleep 100
+  assert_eq "0 $RL_UID 1" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["linux"]["uidMappings"][0]; print(m["containerID"], m["hostID"], m["size"])' "$b/config.json")" "spec --rootless maps the user"
+  as_user "$C" create -b "$b" rl1 || fail "create"
+  [ -f "$T/home/run/crt/rl1/state.json" ] || fail "state not under \$XDG_RUNTIME_DIR/crt"
+  assert_eq created "$(as_user "$C" state rl1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')"
+  assert_contains "$(as_user "$C" list)" "rl1"
+  as_user "$C" start rl1 || fail "start"
+  local pid; pid=$(as_user "$C" state rl1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+  assert_eq "$RL_UID" "$(stat -c %u "/proc/$pid")" "init runs as the user on the host"
+  run_rc as_user "$C" exec rl1 id -u
+  assert_eq 0 "$rc" "$out"
+  assert_eq 0 "$out" "root inside"
+  as_user "$C" exec -d rl1 sleep 60 || fail "exec -d"
+  run_rc as_user "$C" ps --format json rl1
+  assert_eq 0 "$rc" "$out"
+  [ "$(echo "$out" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "ps: $out"
+  run_rc as_user "$C" exec rl1 nosuch
+  assert_eq 255 "$rc"
+  assert_contains "$out" "executable file not found"
+  as_user "$C" kill rl1 KILL || fail "kill"
+  wait_eval '[ "$(as_user "$C" state rl1 | python3 -c "import json,sys; print(json.load(sys.stdin)[\"status\"])")" = stopped ]' \
+    || fail "not stopped after kill"
+  as_user "$C" delete rl1 || fail "delete"
+  [ ! -e "$T/home/run/crt/rl1" ] || fail "state dir left"
+  # run, exit status
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['args']=['sh','-c','exit 3']; json.dump(c, open(p,'w'))"
+  run_rc as_user "$C" run -b "$b" rl2
+  assert_eq 3 "$rc" "run exit status: $out"
+  run_rc as_user "$C" list -q
+  assert_eq "" "$out"
+}
+
+# Several ranges: newuidmap/newgidmap check them against /etc/subuid and
+# /etc/subgid; setgroups stays allowed. Without a range: one id, a warning.
+test_rootless_subid_ranges() {
+  rl_setup
+  local C="$CRT_BIN" b=$T/home/b
+  rl_bundle "$b" sh -c 'cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups; id'
+  local maps="[{'containerID':0,'hostID':$RL_UID,'size':1},{'containerID':1,'hostID':300000,'size':65536}]"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['uidMappings']=c['linux']['gidMappings']=$maps; c['process']['user']={'uid':1,'gid':1,'additionalGids':[5]}; json.dump(c, open(p,'w'))"
+  run_rc as_user "$C" run -b "$b" r1
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "1     300000      65536"
+  assert_contains "$out" "allow"
+  assert_contains "$out" "uid=1(daemon) gid=1(daemon) groups=5(tty)"
+  # a range the user does not own
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['uidMappings'][1]['hostID']=500000; json.dump(c, open(p,'w'))"
+  run_rc as_user "$C" run -b "$b" r2
+  assert_eq 1 "$rc"
+  assert_contains "$out" "newuidmap"
+  [ ! -e "$T/home/run/crt/r2" ] || fail "state dir left after a failed create"
+  # no subordinate ids at all: only the user's own id, with a warning
+  sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['user']={'uid':0,'gid':0}; json.dump(c, open(p,'w'))"
+  run_rc as_user "$C" run -b "$b" r3
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "no uid range for this user in /etc/subuid"
+  assert_contains "$out" "deny"
+  assert_not_contains "$out" "300000"
+  assert_eq "0 $RL_UID 1" "$(echo "$out" | grep -v warning | head -1 | awk '{print $1, $2, $3}')" "uid_map: $out"
+}
+
+# A delegated cgroup v2 subtree (owned by the user, the user's shell in it)
+# is used; pause/resume and ps go through it and delete removes it.
+_rootless_delegated() {
+  rl_setup
+  mkdir -p /sys/fs/cgroup/rl-deleg/shell
+  chown -R "$RL_USER:" /sys/fs/cgroup/rl-deleg
+  echo $$ >/sys/fs/cgroup/rl-deleg/shell/cgroup.procs || fail "enter the delegated cgroup"
+  local C="$CRT_BIN" b=$T/home/b
+  rl_bundle "$b" sleep 100
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['cgroupsPath']='/rl-deleg/c1'; json.dump(c, open(p,'w'))"
+  as_user "$C" run -d -b "$b" d1 || fail "run"
+  local pid; pid=$(as_user "$C" state d1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+  assert_eq "/rl-deleg/c1" "$(sed -n 's/^0:://p' "/proc/$pid/cgroup")" "init's cgroup"
+  as_user "$C" pause d1 || fail "pause"
+  assert_eq 1 "$(cat /sys/fs/cgroup/rl-deleg/c1/cgroup.freeze)"
+  as_user "$C" resume d1 || fail "resume"
+  as_user "$C" delete -f d1 || fail "delete"
+  [ ! -d /sys/fs/cgroup/rl-deleg/c1 ] || fail "cgroup left"
+  # not delegated: no cgroup, still runs
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['cgroupsPath']='/not-ours'; json.dump(c, open(p,'w'))"
+  as_user "$C" run -d -b "$b" d2 || fail "run without a writable cgroup"
+  run_rc as_user "$C" ps --format json d2
+  assert_eq 0 "$rc" "$out"
+  as_user "$C" delete -f d2 || fail "delete d2"
+  [ ! -d /sys/fs/cgroup/not-ours ] || fail "made a cgroup it may not own"
+}
+test_rootless_delegated_cgroup_v2() { in_cg2 _rootless_delegated; }
