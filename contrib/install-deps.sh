@@ -5,10 +5,13 @@ set -eu
 # (JSON edits), util-linux (nsenter/unshare), procps (crt ps), tmux
 # (terminal tests), man-db/groff (man page tests), runc/crun (peers),
 # containerd/podman/conmon (real clients in tests/clients), uidmap/passwd
-# (rootless tests: newuidmap, useradd), strace (cgroup v2 tests).
+# (rootless tests: newuidmap, useradd), strace (cgroup v2 tests), libsystemd-dev
+# (sd-bus header; the library is dlopened), dbus-daemon/python3-dbus/python3-gi
+# (the mock systemd of the --systemd-cgroup tests).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
-      runc crun containerd podman conmon clang libclang-rt-14-dev uidmap passwd strace)
+      runc crun containerd podman conmon clang libclang-rt-14-dev uidmap passwd strace
+      libsystemd-dev dbus-daemon python3-dbus python3-gi)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -57,6 +57,10 @@ int crt_cgroup_open(const char *path, const char *sub);
  * sub: optional sub-cgroup (exec --cgroup), NULL for the container's own. */
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err);
 
+/* --systemd-cgroup: stops the container's transient unit (gone already:
+ * fine).  Call before crt_cgroup_destroy. */
+int crt_cgroup_stop_unit(const char *path, crt_err **err);
+
 /* Removes the cgroup on every hierarchy, retrying while processes exit
  * (killing with SIGKILL those that remain when kill_remaining). */
 int crt_cgroup_destroy(const char *path, crt_err **err);
@@ -74,6 +78,10 @@ int crt_cgroup_is_frozen(const char *path);
 
 /* Applies new resources to an existing cgroup (crt update). */
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
+/* update's linux.resources.devices: the container's device rules (from
+ * spec) with its resources.devices replaced by r's, applied as a whole
+ * (v1 devices.allow/deny from deny-all, v2 a new eBPF program). */
+int crt_cgroup_update_devices(const char *path, const crt_spec *spec, const crt_resources *r, crt_err **err);
 
 /* ---- additions (cgroup engineer) ---- */
 

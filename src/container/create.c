@@ -425,6 +425,10 @@ static void undo_create(const char *dir, crt_state *s) {
   }
   if (s->cgroup_path && *s->cgroup_path) {
     cleanup_err crt_err *e = NULL;
+    if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, &e) < 0) {
+      crt_warn("%s", e->msg);
+      crt_err_free(&e);
+    }
     if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
   }
   crt_rm_rf(dir);
@@ -526,6 +530,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   s->created = now_rfc3339();
   s->owner = strdup("");
   s->dir = strdup(dir);
+  s->systemd = crt_g.systemd_cgroup;
   copy_annotations(s, spec);
   crt_cgroup_config cc = cgroup_config(s, spec);
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;

@@ -197,6 +197,7 @@ static void run_poststop(const crt_state *s) {
 
 static int destroy(crt_state *s, crt_err **err) {
   if (s->cgroup_path && *s->cgroup_path) {
+    if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
     if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
   }
   run_poststop(s);

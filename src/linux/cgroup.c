@@ -295,16 +295,17 @@ static int resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err)
  * systemd driver.  Creating the unit needs systemd, which we check first. */
 static int systemd_path(const crt_cgroup_config *cfg, char **out, crt_err **err) {
   const char *p = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->cgroups_path : NULL;
-  if (p && *p) {
-    const char *a = strchr(p, ':');
-    const char *b = a ? strchr(a + 1, ':') : NULL;
-    if (!b || strchr(b + 1, ':'))
-      return crt_error(err, EINVAL, "systemd cgroup manager: expected cgroupsPath of the form \"slice:prefix:name\", got \"%s\"", p);
+  if (cg_systemd_path(p, cfg->id, cfg->rootless, out, err) < 0) return -1;
+  if (!cg_systemd_running()) {
+    free(crt_steal(*out));
+    return crt_error(err, ENOENT, "systemd cgroup manager: systemd is not running (no /run/systemd/system)");
   }
-  if (access("/run/systemd/system", F_OK) != 0)
-    return crt_error(err, ENOENT, "systemd cgroup manager: systemd is not running");
-  (void)out;
-  return crt_error(err, ENOTSUP, "systemd cgroup manager: creating systemd scopes over D-Bus is not implemented; run without --systemd-cgroup");
+  return 0;
+}
+
+int crt_cgroup_stop_unit(const char *path, crt_err **err) {
+  if (!path || !*path) return 0;
+  return cg_systemd_stop(path, err);
 }
 
 char *crt_cgroup_dir(const char *path, const char *controller) {
@@ -371,9 +372,15 @@ int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) 
 
 int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
   cleanup_free char *path = NULL;
-  if (cfg->systemd) return systemd_path(cfg, &path, err);
-  if (resolve_path(cfg, &path, err) < 0) return -1;
   enum crt_cgroup_mode m = crt_cgroup_mode();
+  if (cfg->systemd) {
+    /* systemd makes the scope and puts the pid in it; the rest (other v1
+     * hierarchies, every resource) goes through cgroupfs as below */
+    if (systemd_path(cfg, &path, err) < 0) return -1;
+    if (cg_systemd_start(cfg, path, pid, m == CRT_CGROUP_MODE_V2, err) < 0) return -1;
+  } else if (resolve_path(cfg, &path, err) < 0) {
+    return -1;
+  }
   int rc;
   if (m == CRT_CGROUP_MODE_V2) {
     rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
@@ -690,6 +697,36 @@ int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
     return cg_v2_apply(d, r, err);
   }
   return cg_v1_apply(path, r, err);
+}
+
+int crt_cgroup_update_devices(const char *path, const crt_spec *spec, const crt_resources *r, crt_err **err) {
+  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+  if (!r || !r->n_devices) return 0;
+  /* The container's rules with linux.resources.devices replaced by the
+   * update's: the defaults and linux.devices stay allowed. */
+  crt_resources rr = {.devices = r->devices, .n_devices = r->n_devices};
+  crt_linux l = spec && spec->linux_ ? *spec->linux_ : (crt_linux){0};
+  l.resources = &rr;
+  crt_spec s2 = spec ? *spec : (crt_spec){0};
+  s2.linux_ = &l;
+  crt_device_rule *rules = NULL;
+  size_t n = 0;
+  if (cg_device_rules(&s2, &rules, &n, err) < 0) return -1;
+  int rc;
+  cleanup_free char *d = crt_cgroup_dir(path, crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? NULL : "devices");
+  if (!d) {
+    rc = crt_error(err, ENOMEM, "cgroup: update");
+  } else if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    rc = fd < 0 ? crt_error(err, errno, "cgroup: open %s", d) : cg_ebpf_devices(fd, rules, n, err);
+    if (fd >= 0) close(fd);
+  } else if (access(d, F_OK) != 0) {
+    rc = crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
+  } else {
+    rc = cg_v1_devices(d, rules, n, err);
+  }
+  cg_device_rules_free(rules, n);
+  return rc;
 }
 
 /* ---- stats ---- */
@@ -1061,6 +1098,46 @@ static int jstr(yajl_val o, const char *a, const char *b, const char *name, char
   return *dst ? 0 : crt_error(err, ENOMEM, "%s", name);
 }
 
+/* .devices: [{"allow": bool, "type": "a"|"b"|"c", "major": n, "minor": n, "access": "rwm"}] */
+static int parse_devices(yajl_val t, const char *n, crt_resources *r, crt_err **err) {
+  yajl_val d = jget(t, "devices", NULL);
+  if (!d || YAJL_IS_NULL(d)) return 0;
+  if (!YAJL_IS_ARRAY(d)) return crt_error(err, 0, "%s: .devices: expected array", n);
+  size_t len = YAJL_GET_ARRAY(d)->len;
+  r->devices = calloc(len ? len : 1, sizeof *r->devices);
+  if (!r->devices) return crt_error(err, ENOMEM, "%s", n);
+  for (size_t i = 0; i < len; i++) {
+    yajl_val o = YAJL_GET_ARRAY(d)->values[i];
+    crt_device_rule *dr = &r->devices[r->n_devices++];
+    if (!YAJL_IS_OBJECT(o)) return crt_error(err, 0, "%s: .devices[%zu]: expected object", n, i);
+    yajl_val a = jget(o, "allow", NULL), ty = jget(o, "type", NULL), ac = jget(o, "access", NULL);
+    yajl_val mj = jget(o, "major", NULL), mn = jget(o, "minor", NULL);
+    if (!a || (!YAJL_IS_TRUE(a) && !YAJL_IS_FALSE(a)))
+      return crt_error(err, 0, "%s: .devices[%zu].allow: expected boolean", n, i);
+    dr->allow = YAJL_IS_TRUE(a);
+    if (ty && !YAJL_IS_NULL(ty)) {
+      if (!YAJL_IS_STRING(ty) || (strcmp(ty->u.string, "a") && strcmp(ty->u.string, "b") && strcmp(ty->u.string, "c")))
+        return crt_error(err, 0, "%s: .devices[%zu].type: expected \"a\", \"b\" or \"c\"", n, i);
+      if (!(dr->type = strdup(ty->u.string))) return crt_error(err, ENOMEM, "%s", n);
+    }
+    if (ac && !YAJL_IS_NULL(ac)) {
+      if (!YAJL_IS_STRING(ac) || !*ac->u.string || strspn(ac->u.string, "rwm") != strlen(ac->u.string))
+        return crt_error(err, 0, "%s: .devices[%zu].access: expected a combination of r, w and m", n, i);
+      if (!(dr->access = strdup(ac->u.string))) return crt_error(err, ENOMEM, "%s", n);
+    }
+    yajl_val num[2] = {mj, mn};
+    crt_i64 *dst[2] = {&dr->major, &dr->minor};
+    static const char *const nm[2] = {"major", "minor"};
+    for (int k = 0; k < 2; k++) {
+      if (!num[k] || YAJL_IS_NULL(num[k])) continue;
+      if (!YAJL_IS_INTEGER(num[k])) return crt_error(err, 0, "%s: .devices[%zu].%s: expected integer", n, i, nm[k]);
+      dst[k]->set = true;
+      dst[k]->v = YAJL_GET_INTEGER(num[k]);
+    }
+  }
+  return 0;
+}
+
 static int parse_res(yajl_val t, const char *n, crt_resources *r, crt_err **err) {
   __typeof__(r->memory) *m = &r->memory;
   __typeof__(r->cpu) *c = &r->cpu;
@@ -1078,7 +1155,8 @@ static int parse_res(yajl_val t, const char *n, crt_resources *r, crt_err **err)
       juint(t, "cpu", "realtimePeriod", n, &c->realtime_period, err) || jint(t, "cpu", "idle", n, &c->idle, err) ||
       jstr(t, "cpu", "cpus", n, &c->cpus, err) || jstr(t, "cpu", "mems", n, &c->mems, err))
     return -1;
-  if (juint(t, "blockIO", "weight", n, &r->blkio.weight, err) || jint(t, "pids", "limit", n, &r->pids.limit, err))
+  if (juint(t, "blockIO", "weight", n, &r->blkio.weight, err) || jint(t, "pids", "limit", n, &r->pids.limit, err) ||
+      parse_devices(t, n, r, err))
     return -1;
   yajl_val u = jget(t, "unified", NULL);
   if (u && YAJL_IS_OBJECT(u)) {
@@ -1116,6 +1194,11 @@ void crt_cgroup_resources_clear(crt_resources *r) {
     free(r->unified.v[i].value);
   }
   free(r->unified.v);
+  for (size_t i = 0; i < r->n_devices; i++) {
+    free(r->devices[i].type);
+    free(r->devices[i].access);
+  }
+  free(r->devices);
   memset(r, 0, sizeof *r);
 }
 

@@ -44,6 +44,16 @@ void cg_strv_free(char **v);
 /* "dev hca_handle=N hca_object=M" for rdma.max. */
 int cg_rdma_line(const crt_rdma *r, char *buf, size_t len);
 
+/* systemd driver (cgroup_systemd.c). */
+/* cgroupsPath "slice:prefix:name" (or "" → the default) as a cgroup path:
+ * "/system.slice/prefix-name.scope". */
+int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, char **out, crt_err **err);
+bool cg_systemd_running(void);
+/* StartTransientUnit for the path's unit with pid in it; waits for the job. */
+int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err);
+/* StopUnit; a unit already gone is fine. */
+int cg_systemd_stop(const char *path, crt_err **err);
+
 /* v2 (the unified hierarchy at dir). */
 int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,
                 pid_t pid, crt_err **err);

@@ -48,6 +48,14 @@ test_update() {
   echo '{"pids":{"limit":-1}}' | crt update -r - "$id" || fail "update -r -"
   assert_eq max "$(cg_file "$id" pids pids.max)"
   run_rc crt update --memory 12q "$id"; assert_eq 1 "$rc" "bad size"
+  # device rules: the update's replace linux.resources.devices; the default
+  # devices stay allowed
+  echo '{"devices":[{"allow":false,"access":"rwm"},{"allow":true,"type":"b","major":7,"minor":0,"access":"r"}]}' |
+    crt update -r - "$id" || fail "update devices"
+  local list; list=$(cg_file "$id" devices devices.list)
+  assert_contains "$list" "b 7:0 r" "updated rule"
+  assert_contains "$list" "c 1:5 rwm" "default /dev/zero rule"
+  assert_eq 1 "$(crt exec "$id" sh -c 'head -c1 /dev/zero | wc -c')" "/dev/zero after update"
   crt delete -f "$id"
 }
 

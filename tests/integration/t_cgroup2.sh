@@ -109,3 +109,20 @@ _v2_devices() {
   [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after run"
 }
 test_v2_device_filter() { in_cg2 _v2_devices; }
+
+_v2_update_devices() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['root']['readonly']=False; [c['process']['capabilities'][k].append('CAP_MKNOD') for k in ('bounding','effective','permitted')]"
+  crt run -d -b "$T/b" "$id" || fail "run"
+  crt exec "$id" mknod /tmp/sda b 8 0 || fail "mknod"
+  run_rc crt exec "$id" head -c1 /tmp/sda
+  assert_contains "$out" "Operation not permitted" "denied before the update"
+  echo '{"devices":[{"allow":true,"type":"b","major":8,"minor":0,"access":"r"}]}' | crt update -r - "$id" ||
+    fail "update devices"
+  run_rc crt exec "$id" head -c1 /tmp/sda
+  assert_not_contains "$out" "Operation not permitted" "allowed after the update (the VM has no 8:0: ENXIO)"
+  assert_eq 1 "$(crt exec "$id" sh -c 'head -c1 /dev/zero | wc -c')" "/dev/zero still allowed"
+  crt delete -f "$id" || fail "delete"
+}
+test_v2_update_devices() { in_cg2 _v2_update_devices; }

@@ -518,12 +518,46 @@ static void test_systemd_and_mode(void **state) {
   crt_err *e = NULL;
   assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
   if (access("/run/systemd/system", F_OK) != 0)
-    assert_string_equal(e->msg, "systemd cgroup manager: systemd is not running: No such file or directory");
+    assert_string_equal(e->msg,
+                        "systemd cgroup manager: systemd is not running (no /run/systemd/system): No such file or directory");
   crt_err_free(&e);
   l.cgroups_path = "bad";
   assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
   assert_non_null(strstr(e->msg, "slice:prefix:name"));
   crt_err_free(&e);
+}
+
+/* cgroupsPath "slice:prefix:name" → the unit's cgroup, as systemd lays
+ * out nested slices. */
+static void test_systemd_paths(void **state) {
+  static const struct { const char *in; bool rootless; const char *out; } ok[] = {
+      {"system.slice:crt:c1", false, "/system.slice/crt-c1.scope"},
+      {"a-b-c.slice:p:n", false, "/a.slice/a-b.slice/a-b-c.slice/p-n.scope"},
+      {"-.slice:p:n", false, "/p-n.scope"},
+      {":p:n", false, "/system.slice/p-n.scope"},
+      {":p:n", true, "/user.slice/p-n.scope"},
+      {"", false, "/system.slice/crt-ID.scope"},
+      {NULL, false, "/system.slice/crt-ID.scope"},
+      {"x.slice:p:n.slice", false, "/x.slice/n.slice"},
+      {"machine.slice::n", false, "/machine.slice/n.scope"},
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    char *p = NULL;
+    crt_err *e = NULL;
+    assert_int_equal(cg_systemd_path(ok[i].in, "ID", ok[i].rootless, &p, &e), 0);
+    assert_string_equal(p, ok[i].out);
+    free(p);
+  }
+  static const char *bad[] = {"a--b.slice:p:n", "-a.slice:p:n", "a-.slice:p:n", "nope:p:n", "a:b",
+                              "a.slice:b:c:d", "a.slice:p:", "a/b.slice:p:n", ".slice:p:n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *p = NULL;
+    crt_err *e = NULL;
+    assert_int_equal(cg_systemd_path(bad[i], "ID", false, &p, &e), -1);
+    assert_non_null(strstr(e->msg, "systemd cgroup manager"));
+    assert_null(p);
+    crt_err_free(&e);
+  }
 }
 
 static void test_parse_size(void **state) {
@@ -571,6 +605,33 @@ static void test_parse_resources_json(void **state) {
   assert_int_equal(crt_cgroup_parse_resources_json("{", "r.json", &r, &e), -1);
   assert_non_null(strstr(e->msg, "invalid JSON"));
   crt_err_free(&e);
+  /* device rules */
+  assert_int_equal(crt_cgroup_parse_resources_json(
+                       "{\"devices\":[{\"allow\":false,\"access\":\"rwm\"},"
+                       "{\"allow\":true,\"type\":\"b\",\"major\":8,\"minor\":0,\"access\":\"r\"}]}",
+                       "r.json", &r, &e),
+                   0);
+  assert_int_equal(r.n_devices, 2);
+  assert_false(r.devices[0].allow);
+  assert_null(r.devices[0].type);
+  assert_false(r.devices[0].major.set);
+  assert_string_equal(r.devices[1].type, "b");
+  assert_int_equal(r.devices[1].major.v, 8);
+  assert_true(r.devices[1].minor.set);
+  assert_string_equal(r.devices[1].access, "r");
+  crt_cgroup_resources_clear(&r);
+  static const struct { const char *in, *msg; } bad[] = {
+      {"{\"devices\":{}}", "r.json: .devices: expected array"},
+      {"{\"devices\":[{\"type\":\"c\"}]}", "r.json: .devices[0].allow: expected boolean"},
+      {"{\"devices\":[{\"allow\":true,\"type\":\"x\"}]}", "r.json: .devices[0].type: expected \"a\", \"b\" or \"c\""},
+      {"{\"devices\":[{\"allow\":true,\"access\":\"rx\"}]}", "r.json: .devices[0].access: expected a combination of r, w and m"},
+      {"{\"devices\":[{\"allow\":true,\"major\":\"8\"}]}", "r.json: .devices[0].major: expected integer"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(crt_cgroup_parse_resources_json(bad[i].in, "r.json", &r, &e), -1);
+    assert_string_equal(e->msg, bad[i].msg);
+    crt_err_free(&e);
+  }
 }
 
 int main(void) {
@@ -587,6 +648,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test(test_systemd_and_mode),
+      cmocka_unit_test(test_systemd_paths),
       cmocka_unit_test(test_parse_size),
       cmocka_unit_test(test_parse_resources_json),
   };

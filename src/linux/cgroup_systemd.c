@@ -1,0 +1,314 @@
+/* The systemd cgroup driver (--systemd-cgroup), as runc's: the container
+ * gets a transient scope "<prefix>-<name>.scope" in the slice named by
+ * cgroupsPath "slice:prefix:name", made over D-Bus with
+ * StartTransientUnit (Delegate=yes, the init's pid in PIDs), and stopped
+ * with StopUnit on delete.  The resources are then written through
+ * cgroupfs like without systemd, so every field behaves the same; the
+ * main ones are also unit properties, so that systemd does not reset
+ * them on a daemon-reload.
+ *
+ * libsystemd is loaded with dlopen only when a command needs systemd:
+ * other invocations (nearly all) do not pay for loading it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "crt/fs.h"
+#include "crt/log.h"
+
+#define SD_DEST "org.freedesktop.systemd1"
+#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER "org.freedesktop.systemd1.Manager"
+#define JOB_TIMEOUT_USEC (30ULL * 1000 * 1000)
+
+static struct {
+  bool loaded;
+  typeof(&sd_bus_open_system) open_system;
+  typeof(&sd_bus_open_user) open_user;
+  typeof(&sd_bus_flush_close_unref) close_unref;
+  typeof(&sd_bus_call_method) call_method;
+  typeof(&sd_bus_message_new_method_call) new_method_call;
+  typeof(&sd_bus_message_append) append;
+  typeof(&sd_bus_message_open_container) open_container;
+  typeof(&sd_bus_message_close_container) close_container;
+  typeof(&sd_bus_call) call;
+  typeof(&sd_bus_message_read) read;
+  typeof(&sd_bus_message_unref) message_unref;
+  typeof(&sd_bus_match_signal) match_signal;
+  typeof(&sd_bus_slot_unref) slot_unref;
+  typeof(&sd_bus_process) process;
+  typeof(&sd_bus_wait) wait;
+  typeof(&sd_bus_error_free) error_free;
+  typeof(&sd_bus_error_has_name) error_has_name;
+} sd;
+
+static int load_sd(crt_err **err) {
+  if (sd.loaded) return 0;
+  void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return crt_error(err, ENOENT, "systemd cgroup manager: cannot load libsystemd.so.0: %s", dlerror());
+#define SYM(field, name)                                                                                    \
+  if (!(*(void **)&sd.field = dlsym(h, name)))                                                              \
+    return crt_error(err, ENOENT, "systemd cgroup manager: libsystemd.so.0 lacks %s", name);
+  SYM(open_system, "sd_bus_open_system")
+  SYM(open_user, "sd_bus_open_user")
+  SYM(close_unref, "sd_bus_flush_close_unref")
+  SYM(call_method, "sd_bus_call_method")
+  SYM(new_method_call, "sd_bus_message_new_method_call")
+  SYM(append, "sd_bus_message_append")
+  SYM(open_container, "sd_bus_message_open_container")
+  SYM(close_container, "sd_bus_message_close_container")
+  SYM(call, "sd_bus_call")
+  SYM(read, "sd_bus_message_read")
+  SYM(message_unref, "sd_bus_message_unref")
+  SYM(match_signal, "sd_bus_match_signal")
+  SYM(slot_unref, "sd_bus_slot_unref")
+  SYM(process, "sd_bus_process")
+  SYM(wait, "sd_bus_wait")
+  SYM(error_free, "sd_bus_error_free")
+  SYM(error_has_name, "sd_bus_error_has_name")
+#undef SYM
+  sd.loaded = true;
+  return 0;
+}
+
+/* ---- names ---- */
+
+int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, char **out, crt_err **err) {
+  char slice[256], prefix[256], name[256];
+  const char *p = cgroups_path;
+  if (!p || !*p) {
+    snprintf(slice, sizeof slice, "%s", rootless ? "user.slice" : "system.slice");
+    snprintf(prefix, sizeof prefix, "crt");
+    snprintf(name, sizeof name, "%s", id);
+  } else {
+    const char *a = strchr(p, ':');
+    const char *b = a ? strchr(a + 1, ':') : NULL;
+    if (!b || strchr(b + 1, ':') || !b[1] || (size_t)(a - p) >= sizeof slice ||
+        (size_t)(b - a - 1) >= sizeof prefix || strlen(b + 1) >= sizeof name)
+      return crt_error(err, 0,
+                       "systemd cgroup manager: expected cgroupsPath of the form \"slice:prefix:name\", got \"%s\"", p);
+    snprintf(slice, sizeof slice, "%.*s", (int)(a - p), p);
+    snprintf(prefix, sizeof prefix, "%.*s", (int)(b - a - 1), a + 1);
+    snprintf(name, sizeof name, "%s", b + 1);
+    if (!*slice) snprintf(slice, sizeof slice, "%s", rootless ? "user.slice" : "system.slice");
+  }
+  size_t sl = strlen(slice);
+  if (sl < 7 || strcmp(slice + sl - 6, ".slice") || strchr(slice, '/'))
+    return crt_error(err, 0, "systemd cgroup manager: \"%s\" is not a slice name", slice);
+  /* "a-b-c.slice" lives at /a.slice/a-b.slice/a-b-c.slice; "-.slice" is the root */
+  char path[PATH_MAX] = "";
+  size_t n = 0;
+  if (strcmp(slice, "-.slice") != 0) {
+    const char *stem_end = slice + sl - 6;
+    for (const char *c = slice;; c++) {
+      if (c == stem_end || *c == '-') {
+        if (c == slice || c[-1] == '-' || (c != stem_end && c + 1 == stem_end))
+          return crt_error(err, 0, "systemd cgroup manager: invalid slice name \"%s\"", slice);
+        n += (size_t)snprintf(path + n, sizeof path - n, "/%.*s.slice", (int)(c - slice), slice);
+        if (c == stem_end) break;
+      }
+    }
+  }
+  /* a name ending in .slice is a slice unit of its own (runc does the same) */
+  size_t nl = strlen(name);
+  if (nl > 6 && !strcmp(name + nl - 6, ".slice"))
+    n += (size_t)snprintf(path + n, sizeof path - n, "/%s", name);
+  else if (*prefix)
+    n += (size_t)snprintf(path + n, sizeof path - n, "/%s-%s.scope", prefix, name);
+  else
+    n += (size_t)snprintf(path + n, sizeof path - n, "/%s.scope", name);
+  if (n >= sizeof path) return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: cgroupsPath too long");
+  *out = strdup(path);
+  return *out ? 0 : crt_error(err, ENOMEM, "cgroup");
+}
+
+bool cg_systemd_running(void) { return access("/run/systemd/system", F_OK) == 0; }
+
+/* ---- D-Bus ---- */
+
+typedef struct {
+  const char *job; /* the job we wait for */
+  char result[64];
+  bool done;
+} job_wait;
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret) {
+  job_wait *w = userdata;
+  uint32_t id;
+  const char *path, *unit, *result;
+  if (sd.read(m, "uoss", &id, &path, &unit, &result) < 0) return 0;
+  if (w->job && !strcmp(path, w->job)) {
+    snprintf(w->result, sizeof w->result, "%s", result);
+    w->done = true;
+  }
+  return 0;
+}
+
+static void err_free(sd_bus_error *e) {
+  if (sd.loaded) sd.error_free(e);
+}
+
+static int bus_error(crt_err **err, int rc, const sd_bus_error *e, const char *what, const char *unit) {
+  return crt_error(err, -rc, "systemd cgroup manager: %s %s: %s", what, unit,
+                   e && e->message ? e->message : strerror(-rc));
+}
+
+/* Connects, subscribes and matches JobRemoved before any job can finish. */
+static int bus_open(sd_bus **bus, sd_bus_slot **slot, job_wait *w, crt_err **err) {
+  if (load_sd(err) < 0) return -1;
+  /* rootless: the user's own systemd instance, as runc */
+  bool user = geteuid() != 0;
+  int rc = user ? sd.open_user(bus) : sd.open_system(bus);
+  if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: connect to the %s bus", user ? "user" : "system");
+  sd_bus_error e = SD_BUS_ERROR_NULL;
+  sd_bus_message *reply = NULL;
+  rc = sd.call_method(*bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, &reply, "");
+  sd.message_unref(reply);
+  if (rc < 0) {
+    bus_error(err, rc, &e, "Subscribe", "");
+    err_free(&e);
+    return -1;
+  }
+  rc = sd.match_signal(*bus, slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, w);
+  if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: match JobRemoved");
+  return 0;
+}
+
+static int wait_job(sd_bus *bus, job_wait *w, const char *what, const char *unit, crt_err **err) {
+  uint64_t waited = 0;
+  while (!w->done) {
+    int rc = sd.process(bus, NULL);
+    if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: %s %s", what, unit);
+    if (rc > 0) continue;
+    if (waited >= JOB_TIMEOUT_USEC)
+      return crt_error(err, ETIMEDOUT, "systemd cgroup manager: %s %s: no answer from systemd in 30 s", what, unit);
+    rc = sd.wait(bus, 100000);
+    if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: %s %s", what, unit);
+    waited += 100000;
+  }
+  if (strcmp(w->result, "done") != 0)
+    return crt_error(err, EIO, "systemd cgroup manager: %s %s: job %s", what, unit, w->result);
+  return 0;
+}
+
+static int prop_u64(sd_bus_message *m, const char *name, uint64_t v) {
+  return sd.append(m, "(sv)", name, "t", v);
+}
+
+static int append_props(sd_bus_message *m, const char *unit, const char *slice, const crt_cgroup_config *cfg,
+                        pid_t pid, bool v2) {
+  char desc[300];
+  snprintf(desc, sizeof desc, "crt container %s", cfg->id ? cfg->id : unit);
+  int rc = sd.append(m, "(sv)", "Description", "s", desc);
+  if (rc >= 0 && slice) rc = sd.append(m, "(sv)", "Slice", "s", slice);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "Delegate", "b", 1);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "DefaultDependencies", "b", 0);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "PIDs", "au", 1, (uint32_t)pid);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "MemoryAccounting", "b", 1);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "CPUAccounting", "b", 1);
+  if (rc >= 0) rc = sd.append(m, "(sv)", "TasksAccounting", "b", 1);
+  const crt_resources *r = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->resources : NULL;
+  if (!r || rc < 0) return rc;
+  if (r->memory.limit.set && r->memory.limit.v > 0)
+    rc = prop_u64(m, v2 ? "MemoryMax" : "MemoryLimit", (uint64_t)r->memory.limit.v);
+  if (rc >= 0 && r->pids.limit.set && r->pids.limit.v > 0) rc = prop_u64(m, "TasksMax", (uint64_t)r->pids.limit.v);
+  if (rc >= 0 && r->cpu.shares.set && r->cpu.shares.v)
+    rc = v2 ? prop_u64(m, "CPUWeight", cg_shares_to_weight(r->cpu.shares.v)) : prop_u64(m, "CPUShares", r->cpu.shares.v);
+  if (rc >= 0 && r->cpu.quota.set && r->cpu.quota.v > 0) {
+    uint64_t period = r->cpu.period.set && r->cpu.period.v ? r->cpu.period.v : 100000;
+    /* systemd takes whole percents: round up like runc */
+    uint64_t per_sec = (uint64_t)r->cpu.quota.v * 1000000 / period;
+    if (per_sec % 10000) per_sec = (per_sec / 10000 + 1) * 10000;
+    rc = prop_u64(m, "CPUQuotaPerSecUSec", per_sec);
+  }
+  return rc;
+}
+
+int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err) {
+  const char *unit = strrchr(path, '/') + 1;
+  /* the slice is the parent directory's last component ("/" → -.slice) */
+  char slice[256] = "-.slice";
+  const char *end = unit - 1, *beg = end;
+  while (beg > path && beg[-1] != '/') beg--;
+  if (end > beg) snprintf(slice, sizeof slice, "%.*s", (int)(end - beg), beg);
+  bool is_slice = strlen(unit) > 6 && !strcmp(unit + strlen(unit) - 6, ".slice");
+  sd_bus *bus = NULL;
+  sd_bus_slot *slot = NULL;
+  sd_bus_message *m = NULL, *reply = NULL;
+  sd_bus_error e = SD_BUS_ERROR_NULL;
+  job_wait w = {0};
+  int rc = -1;
+  if (bus_open(&bus, &slot, &w, err) < 0) goto out;
+  int r = sd.new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "StartTransientUnit");
+  if (r >= 0) r = sd.append(m, "ss", unit, "replace");
+  if (r >= 0) r = sd.open_container(m, 'a', "(sv)");
+  if (r >= 0) r = append_props(m, unit, is_slice ? NULL : slice, cfg, pid, v2);
+  if (r >= 0) r = sd.close_container(m);
+  if (r >= 0) r = sd.append(m, "a(sa(sv))", 0);
+  if (r < 0) {
+    crt_error(err, -r, "systemd cgroup manager: build StartTransientUnit for %s", unit);
+    goto out;
+  }
+  r = sd.call(bus, m, JOB_TIMEOUT_USEC, &e, &reply);
+  if (r < 0) {
+    bus_error(err, r, &e, "start unit", unit);
+    goto out;
+  }
+  const char *job = NULL;
+  if ((r = sd.read(reply, "o", &job)) < 0) {
+    crt_error(err, -r, "systemd cgroup manager: start unit %s: bad reply", unit);
+    goto out;
+  }
+  w.job = job;
+  if (wait_job(bus, &w, "start unit", unit, err) < 0) goto out;
+  crt_debug("systemd: started %s in %s", unit, slice);
+  rc = 0;
+out:
+  err_free(&e);
+  if (m) sd.message_unref(m);
+  if (reply) sd.message_unref(reply);
+  if (slot) sd.slot_unref(slot);
+  if (bus) sd.close_unref(bus);
+  return rc;
+}
+
+int cg_systemd_stop(const char *path, crt_err **err) {
+  const char *unit = strrchr(path, '/');
+  if (!unit || !unit[1]) return 0;
+  unit++;
+  sd_bus *bus = NULL;
+  sd_bus_slot *slot = NULL;
+  sd_bus_message *reply = NULL;
+  sd_bus_error e = SD_BUS_ERROR_NULL;
+  job_wait w = {0};
+  int rc = -1;
+  if (bus_open(&bus, &slot, &w, err) < 0) goto out;
+  int r = sd.call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &e, &reply, "ss", unit, "replace");
+  if (r < 0) {
+    /* a scope whose processes are gone has been collected already */
+    if (sd.error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit")) rc = 0;
+    else bus_error(err, r, &e, "stop unit", unit);
+    goto out;
+  }
+  const char *job = NULL;
+  if ((r = sd.read(reply, "o", &job)) < 0) {
+    crt_error(err, -r, "systemd cgroup manager: stop unit %s: bad reply", unit);
+    goto out;
+  }
+  w.job = job;
+  if (wait_job(bus, &w, "stop unit", unit, err) < 0) goto out;
+  rc = 0;
+out:
+  err_free(&e);
+  if (reply) sd.message_unref(reply);
+  if (slot) sd.slot_unref(slot);
+  if (bus) sd.close_unref(bus);
+  return rc;
+}
