@@ -20,6 +20,7 @@ LIB_SRCS := $(filter-out $(MAIN),$(SRCS))
 OBJS := $(SRCS:%.c=build/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
 ASAN_OBJS := $(LIB_SRCS:%.c=build-asan/%.o)
+TP_OBJS := $(SRCS:%.c=build-tp/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 UNIT_ASAN := $(UNIT_SRCS:tests/unit/%.c=build-asan/tests/%)
@@ -38,6 +39,15 @@ build/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 build-asan/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN) -c -o $@ $<
+
+# The crash-consistency tests' build: crt with named pause points.
+build-tp/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCRT_TEST_POINTS $(CFLAGS) -c -o $@ $<
+
+build/crt-testpoints: $(TP_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/libcrt.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -60,11 +70,11 @@ unit: $(UNIT_BINS)
 unit-asan: $(UNIT_ASAN)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 bash tests/run-unit.sh $(UNIT_ASAN)
 
-integration: crt
+integration: crt build/crt-testpoints
 	@bash tests/integration/run.sh
 
 # The whole suite: unit tests (plain and ASan/UBSan) and real containers.
-check: crt $(UNIT_BINS) $(UNIT_ASAN)
+check: crt build/crt-testpoints $(UNIT_BINS) $(UNIT_ASAN)
 	@bash tests/check.sh
 
 deps:
@@ -89,4 +99,4 @@ install: crt
 	@[ -f contrib/completions/bash/crt ] && install -D -m 0644 contrib/completions/bash/crt $(DESTDIR)$(PREFIX)/share/bash-completion/completions/crt; true
 
 clean:
-	rm -rf build build-asan crt
+	rm -rf build build-asan build-tp crt

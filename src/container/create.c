@@ -46,6 +46,7 @@
 #include "crt/security.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
+#include "crt/testpoint.h"
 
 typedef struct {
   const crt_spec *spec;
@@ -376,8 +377,10 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
       free(entered);
     }
   }
+  crt_test_point("create:cgroup");
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
+  crt_test_point("create:prestart");
   if (run_hooks_creating(spec, s, err) < 0) return -1;
   cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
   crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, json, strlen(json), -1);
@@ -494,6 +497,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   made_dir = true;
   if ((lock = crt_container_lock(o->root, o->id, err)) < 0) goto out;
   c.lock = lock;
+  crt_test_point("create:dir");
   char fifo[PATH_MAX + 16];
   snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
   mode_t old = umask(0);
@@ -543,7 +547,9 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   c.idmap_fds = NULL;
   s->start_time = crt_proc_start_time(s->pid, NULL);
   if (crt_state_save(o->root, s, err) < 0) goto out;
+  crt_test_point("create:spawned");
   if (drive_init(&c, s, dir, err) < 0) goto out;
+  crt_test_point("create:ready");
   s->ready = true;
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;

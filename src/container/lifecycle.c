@@ -21,6 +21,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/process.h"
+#include "crt/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it. */
 static int init_pidfd(const crt_state *s) {
@@ -133,10 +134,12 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
     goto out;
   }
   unlink(fifo);
+  crt_test_point("start:fifo");
   if (await_exec(s, fd, err) < 0) {
     signal_init(s, SIGKILL);
     goto out;
   }
+  crt_test_point("start:poststart");
   if (spec->hooks && spec->hooks->poststart.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
     if (crt_hooks_run(&spec->hooks->poststart, "poststart", json, err) < 0) {
@@ -200,6 +203,7 @@ static int destroy(crt_state *s, crt_err **err) {
     if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
     if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
   }
+  crt_test_point("delete:cgroup");
   run_poststop(s);
   if (crt_rm_rf(s->dir) < 0) return crt_error(err, errno, "remove %s", s->dir);
   return 0;
@@ -263,6 +267,7 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       goto out;
     }
   }
+  crt_test_point("delete:killed");
   rc = destroy(s, err);
 out:
   if (rc < 0) crt_error_wrap(err, "delete %s", id);

@@ -324,6 +324,78 @@ test_crash_random_points() {
   echo "states seen after SIGKILL:$seen"
 }
 
+# SIGKILL at named points (build/crt-testpoints: crt built with
+# -DCRT_TEST_POINTS; CRT_TEST_PAUSE=NAME stops it there).  After each kill
+# `state` must tell the truth and `delete --force` (by the normal ./crt)
+# must remove every trace.
+TP_BIN=$REPO/build/crt-testpoints
+
+# tp_run POINT CMD...: runs the test build's CMD in the background, waits
+# until it stops at POINT, SIGKILLs it.
+tp_run() {
+  local point=$1; shift
+  [ -x "$TP_BIN" ] || fail "no $TP_BIN: run make build/crt-testpoints (make check builds it)"
+  rm -f "$T/paused"
+  CRT_TEST_PAUSE=$point CRT_TEST_PAUSE_FILE=$T/paused "$TP_BIN" --root "$CRT_ROOT" "$@" </dev/null >"$T/tp.out" 2>&1 &
+  local cpid=$!
+  if ! wait_for test -s "$T/paused"; then
+    kill -9 $cpid 2>/dev/null
+    fail "never reached $point: $(cat "$T/tp.out")"
+  fi
+  assert_eq "$cpid $point" "$(cat "$T/paused")" "paused at"
+  kill -9 $cpid; wait $cpid 2>/dev/null
+}
+
+# status_alive ID: "STATUS" of the container; a status that claims a live
+# process must have one.
+status_alive() {
+  local out; out=$(crt state "$1" 2>&1) || { echo "none: $out"; return; }
+  local st pid
+  st=$(echo "$out" | "$PY" -I -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+  pid=$(echo "$out" | "$PY" -I -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+  if [ "$st" != stopped ] && ! kill -0 "$pid" 2>/dev/null; then fail "state says $st but pid $pid is gone"; fi
+  echo "$st"
+}
+
+test_crash_at_named_points() {
+  local m p id st report=""; m=$(rel_marker)
+  rel_bundle "$T/b" "$m"
+  rel_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/true'}],'poststart':[{'path':'/bin/true'}]}"
+  for p in create:dir create:spawned create:cgroup create:prestart create:ready; do
+    id=$(new_id)
+    tp_run "$p" create -b "$T/b" "$id"
+    st=$(check_state_after_crash "$id") || exit 1
+    check_status_true "$id" "$st"
+    report="$report $p=${st% *}"
+    run_rc crt delete --force "$id"
+    assert_eq 0 "$rc" "delete --force after a kill at $p: $out"
+    assert_no_traces "$id" "$m" "after a kill at $p"
+  done
+  for p in start:fifo start:poststart; do
+    id=$(new_id)
+    crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+    tp_run "$p" start "$id"
+    st=$(status_alive "$id")
+    case $st in created|running|stopped) ;; *) fail "state after a kill at $p: $st" ;; esac
+    report="$report $p=$st"
+    run_rc crt delete --force "$id"
+    assert_eq 0 "$rc" "delete --force after a kill at $p: $out"
+    assert_no_traces "$id" "$m" "after a kill at $p"
+  done
+  for p in delete:killed delete:cgroup; do
+    id=$(new_id)
+    crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+    tp_run "$p" delete --force "$id"
+    st=$(status_alive "$id")
+    assert_eq stopped "$st" "state after a kill at $p"
+    report="$report $p=$st"
+    run_rc crt delete "$id"
+    assert_eq 0 "$rc" "delete after a kill at $p: $out"
+    assert_no_traces "$id" "$m" "after a kill at $p"
+  done
+  echo "states after SIGKILL at named points:$report"
+}
+
 # corrupt_state HOW: a created container whose state.json is then damaged.
 corrupt_state() {
   local m id; m=$(rel_marker); id=$(new_id)
