@@ -49,6 +49,10 @@ build/crt-testpoints: $(TP_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# crt itself under ASan/UBSan/LSan, for the CLI leak test.
+build-asan/crt: build-asan/src/cli/main.o $(ASAN_OBJS)
+	$(CC) $(CFLAGS) $(ASAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 build/libcrt.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -70,11 +74,11 @@ unit: $(UNIT_BINS)
 unit-asan: $(UNIT_ASAN)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 bash tests/run-unit.sh $(UNIT_ASAN)
 
-integration: crt build/crt-testpoints
+integration: crt build/crt-testpoints build-asan/crt
 	@bash tests/integration/run.sh
 
 # The whole suite: unit tests (plain and ASan/UBSan) and real containers.
-check: crt build/crt-testpoints $(UNIT_BINS) $(UNIT_ASAN)
+check: crt build/crt-testpoints build-asan/crt $(UNIT_BINS) $(UNIT_ASAN)
 	@bash tests/check.sh
 
 deps:

@@ -136,8 +136,10 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 void crt_close_fds_from(int from, const int *keep, size_t nkeep) {
   int sorted[64];
   size_t n = nkeep > 64 ? 64 : nkeep;
-  memcpy(sorted, keep, n * sizeof(int));
-  qsort(sorted, n, sizeof(int), cmp_int);
+  if (n) { /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
+    memcpy(sorted, keep, n * sizeof(int));
+    qsort(sorted, n, sizeof(int), cmp_int);
+  }
   int lo = from;
   for (size_t i = 0; i <= n; i++) {
     int hi = i < n ? sorted[i] - 1 : INT_MAX;
