@@ -7,6 +7,7 @@
  * never reachable through /proc/PID/exe. */
 #include "crt/security.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,6 +47,29 @@ static int make_memfd(crt_err **err) {
   return fd;
 }
 
+/* How much of the executable the kernel and ld.so read: up to the end of
+ * the last PT_LOAD segment.  What follows (section headers, symbols, debug
+ * info: three quarters of a -g build) is not needed to run, so it is not
+ * copied.  Anything unexpected: the whole file. */
+static off_t loaded_size(int fd, off_t size) {
+  Elf64_Ehdr eh;
+  if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
+      eh.e_phnum > 64)
+    return size;
+  Elf64_Phdr ph[64];
+  size_t len = (size_t)eh.e_phnum * sizeof ph[0];
+  if (pread(fd, ph, len, (off_t)eh.e_phoff) != (ssize_t)len) return size;
+  uint64_t end = eh.e_phoff + len;
+  for (size_t i = 0; i < eh.e_phnum; i++) {
+    /* PT_LOAD and anything else ld.so or the kernel may read by offset */
+    if (ph[i].p_type == PT_LOAD || ph[i].p_type == PT_INTERP || ph[i].p_type == PT_NOTE ||
+        ph[i].p_type == PT_GNU_PROPERTY || ph[i].p_type == PT_DYNAMIC)
+      if (ph[i].p_offset + ph[i].p_filesz > end) end = ph[i].p_offset + ph[i].p_filesz;
+  }
+  return end > (uint64_t)size ? size : (off_t)end;
+}
+
 static int clone_exe(crt_err **err) {
   cleanup_close int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (exe < 0) return crt_error(err, errno, "opening /proc/self/exe");
@@ -53,9 +77,9 @@ static int clone_exe(crt_err **err) {
   if (fstat(exe, &st) < 0) return crt_error(err, errno, "stat /proc/self/exe");
   cleanup_close int mfd = make_memfd(err);
   if (mfd < 0) return -1;
-  off_t done = 0;
-  while (done < st.st_size) {
-    ssize_t n = sendfile(mfd, exe, &done, (size_t)(st.st_size - done));
+  off_t done = 0, want = loaded_size(exe, st.st_size);
+  while (done < want) {
+    ssize_t n = sendfile(mfd, exe, &done, (size_t)(want - done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return crt_error(err, errno, "copying /proc/self/exe into a memfd");
     if (n == 0) return crt_error(err, EIO, "copying /proc/self/exe: short read at %lld", (long long)done);
