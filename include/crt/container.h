@@ -35,6 +35,12 @@ int crt_container_dir(const char *root, const char *id, char *buf, size_t len, c
 
 /* Loads state.json; error "container does not exist" (ENOENT) when missing. */
 int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err);
+/* The parsing and validation half of crt_state_load: buf (len bytes, need not
+ * be NUL-terminated; parsing stops at a NUL) must be a state.json whose "id"
+ * is id; dir becomes s->dir; path_for_messages names the file in errors
+ * ("PATH: corrupt state file ...", errnum EINVAL). */
+int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir, const char *path_for_messages,
+                    crt_state **out, crt_err **err);
 int crt_state_save(const char *root, const crt_state *s, crt_err **err);
 /* Only the rescue file (pid, start time, cgroup) that delete --force reads. */
 int crt_state_save_rescue(const char *root, const crt_state *s, crt_err **err);

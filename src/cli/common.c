@@ -91,8 +91,10 @@ int crt_parse_signal(const char *s) {
     char *end;
     long v = strtol(off, &end, 10);
     if (*end) return -1;
-    int sig = base + (int)v;
-    return (sig >= SIGRTMIN && sig <= SIGRTMAX) ? sig : -1;
+    /* Range-check the offset itself: base + (int)v overflowed for
+     * RTMIN+2147483647 and wrapped RTMAX-4294967296 around to RTMAX. */
+    if (v < SIGRTMIN - base || v > SIGRTMAX - base) return -1;
+    return base + (int)v;
   }
   return -1;
 }

@@ -182,6 +182,9 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   crt_spec *spec = NULL;
   int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1, master = -1;
   pid_t pid = 0;
+  /* declared before the first goto: a jump past a cleanup variable's
+   * initialisation would run its cleanup on garbage */
+  cleanup_err crt_err *serr = NULL;
   *exit_status = 255;
   if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
   if (check_status(s, o, err) < 0) goto out;
@@ -213,7 +216,6 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   if (console >= 0) close(console);
   console = -1;
   crt_sync_msg *m = malloc(sizeof *m);
-  cleanup_err crt_err *serr = NULL;
   int got = m ? crt_sync_expect(sp[0], CRT_SYNC_PID, m, &serr) : -1;
   waitpid(j, NULL, 0);
   if (got == 0) pid = (pid_t)atoi(m->data);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
 #include "crt/cgroup.h"
@@ -237,26 +238,39 @@ static bool tree_bool(yajl_val root, const char *key) {
   return v && YAJL_IS_TRUE(v);
 }
 
-int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err) {
-  char dir[PATH_MAX], path[PATH_MAX];
-  if (crt_container_id_check(id, err) < 0) return -1;
-  if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
-  snprintf(path, sizeof path, "%s/state.json", dir);
-  cleanup_free char *buf = NULL;
-  cleanup_err crt_err *rerr = NULL;
-  if (crt_read_file(path, 1 << 20, &buf, NULL, &rerr) < 0) {
-    if (rerr->errnum == ENOENT) {
-      struct stat st;
-      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state yet (being created, or left half-created)", id);
-      errno = ENOENT;
-      crt_error(err, 0, "container does not exist");
-      (*err)->errnum = ENOENT;
-      return -1;
-    }
-    return crt_error(err, rerr->errnum, "read state of %s", id);
-  }
+/* state.json nests two levels (annotations), but yajl_tree_free recurses:
+ * a 1 MiB "[[[[...]]]]" (within crt_read_file's limit) overflowed the
+ * stack.  A first pass with yajl's own lexer, configured as yajl_tree_parse
+ * configures it (comments allowed), stops at the first too deep value. */
+#define STATE_MAX_DEPTH 64
+static int depth_open(void *ctx) { return ++*(size_t *)ctx <= STATE_MAX_DEPTH; }
+static int depth_close(void *ctx) {
+  --*(size_t *)ctx;
+  return 1;
+}
+
+static bool nested_too_deep(const char *s) {
+  static const yajl_callbacks cb = {.yajl_start_map = depth_open, .yajl_end_map = depth_close,
+                                    .yajl_start_array = depth_open, .yajl_end_array = depth_close};
+  size_t depth = 0;
+  yajl_handle h = yajl_alloc(&cb, NULL, &depth);
+  if (!h) return true;
+  yajl_config(h, yajl_allow_comments, 1);
+  yajl_status st = yajl_parse(h, (const unsigned char *)s, strlen(s));
+  yajl_free(h);
+  return st == yajl_status_client_canceled;
+}
+
+int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir, const char *path_for_messages,
+                    crt_state **out, crt_err **err) {
+  const char *path = path_for_messages;
+  /* yajl_tree_parse reads a C string: stop at the first NUL like before. */
+  cleanup_free char *copy = malloc(len + 1);
+  if (!copy) return crt_error(err, ENOMEM, "state");
+  memcpy(copy, buf, len);
+  copy[len] = 0;
   char ebuf[256];
-  yajl_val tree = yajl_tree_parse(buf, ebuf, sizeof ebuf);
+  yajl_val tree = nested_too_deep(copy) ? NULL : yajl_tree_parse(copy, ebuf, sizeof ebuf);
   if (!tree || !YAJL_IS_OBJECT(tree)) {
     if (tree) yajl_tree_free(tree);
     crt_error(err, 0, "%s: corrupt state file (use delete --force)", path);
@@ -272,7 +286,10 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
     yajl_val v = yajl_tree_get(tree, kp, need[i].type);
     const char *str = v && YAJL_IS_STRING(v) ? v->u.string : NULL;
     bool bad_id = !strcmp(need[i].key, "id") && (!str || strcmp(str, id) != 0);
-    if (!v || (need[i].type == yajl_t_number && !YAJL_IS_INTEGER(v)) || bad_id) {
+    /* a pid is 0..INT_MAX (pid_t), a start time never negative */
+    bool bad_num = need[i].type == yajl_t_number && v && YAJL_IS_INTEGER(v) &&
+                   (YAJL_GET_INTEGER(v) < 0 || (!strcmp(need[i].key, "pid") && YAJL_GET_INTEGER(v) > INT_MAX));
+    if (!v || (need[i].type == yajl_t_number && !YAJL_IS_INTEGER(v)) || bad_id || bad_num) {
       yajl_tree_free(tree);
       crt_error(err, 0, "%s: corrupt state file: .%s (use delete --force)", path, need[i].key);
       (*err)->errnum = EINVAL;
@@ -311,6 +328,28 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   yajl_tree_free(tree);
   *out = s;
   return 0;
+}
+
+int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err) {
+  char dir[PATH_MAX], path[PATH_MAX];
+  if (crt_container_id_check(id, err) < 0) return -1;
+  if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+  snprintf(path, sizeof path, "%s/state.json", dir);
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  cleanup_err crt_err *rerr = NULL;
+  if (crt_read_file(path, 1 << 20, &buf, &len, &rerr) < 0) {
+    if (rerr->errnum == ENOENT) {
+      struct stat st;
+      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state yet (being created, or left half-created)", id);
+      errno = ENOENT;
+      crt_error(err, 0, "container does not exist");
+      (*err)->errnum = ENOENT;
+      return -1;
+    }
+    return crt_error(err, rerr->errnum, "read state of %s", id);
+  }
+  return crt_state_parse(buf, len, id, dir, path, out, err);
 }
 
 int crt_container_lock(const char *root, const char *id, crt_err **err) {

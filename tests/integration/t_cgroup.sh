@@ -88,3 +88,52 @@ test_kill_all() {
   wait_eval 'test "$(state_field "$id" status)" = stopped' || fail "not stopped after kill --all"
   crt delete "$id"
 }
+
+# A container that allocates past its memory limit is OOM-killed, and a
+# streaming `events` reports it (v1: memory.oom_control eventfd).
+test_oom_kill_reported_by_events() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sh -c 'sleep 1; x=$(head -c 100000000 /dev/zero | tr "\0" a); echo survived ${#x}'
+  bundle_edit "$T/b" "c['linux']['resources']={'memory':{'limit':16777216}}"
+  crt create -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "create: $(cat "$T/out")"
+  "$CRT_BIN" --root "$CRT_ROOT" events "$id" >"$T/events" 2>&1 </dev/null &
+  local ev=$!
+  crt start "$id" || fail "start"
+  wait_eval 'grep -q "\"type\":\"oom\"" "$T/events"' || { kill $ev; fail "no oom event: $(cat "$T/events" "$T/out")"; }
+  wait_eval '[ "$(state_field "$id" status)" = stopped ]' || fail "not stopped"
+  assert_not_contains "$(cat "$T/out")" "survived"
+  assert_contains "$(head -1 "$T/events")" "\"id\":\"$id\""
+  kill $ev 2>/dev/null; wait $ev 2>/dev/null
+  crt delete "$id" || fail "delete"
+}
+
+# pids.max stops a fork bomb: forks beyond the limit fail inside (busybox
+# sh gives up at the first), the container's cgroup never holds more than
+# the limit, and pids.events counts the refusals.
+test_pids_limit_stops_fork_bomb() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['resources']={'pids':{'limit':10}}"
+  crt run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run"
+  run_rc crt exec "$id" sh -c 'while :; do sleep 30 </dev/null >/dev/null 2>&1 & done'
+  assert_ne 0 "$rc" "the fork bomb stopped"
+  assert_contains "$out" "can't fork"
+  local cur; cur=$(cg_file "$id" pids pids.current)
+  [ "$cur" -le 10 ] && [ "$cur" -ge 8 ] || fail "pids.current $cur, limit 10"
+  [ "$(cg_file "$id" pids pids.events | awk '$1 == "max" {print $2}')" -gt 0 ] ||
+    fail "no refused fork counted: $(cg_file "$id" pids pids.events)"
+  crt delete -f "$id" || fail "delete"
+}
+
+# v1 device cgroup: a device node the rules do not allow cannot be opened,
+# even by root with CAP_MKNOD; an allowed one can.
+test_device_rules_v1() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sh -c 'mknod /tmp/mem c 1 1 && head -c1 /tmp/mem; echo "mem=$?"; mknod /tmp/zero c 1 5 && head -c1 /tmp/zero | wc -c'
+  bundle_edit "$T/b" "c['root']['readonly']=False; [c['process']['capabilities'][k].append('CAP_MKNOD') for k in ('bounding','effective','permitted')]"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "$out"
+  assert_contains "$out" "Operation not permitted" "/dev/mem (1:1) denied"
+  assert_contains "$out" "mem=1"
+  assert_eq 1 "$(echo "$out" | tail -1)" "/dev/zero (1:5) allowed"
+}

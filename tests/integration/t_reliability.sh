@@ -275,9 +275,7 @@ check_status_true() { # ID "STATUS PID"
   local st=${2% *} pid=${2#* }
   [ "$st" = creating ] || [ "$st" = created ] || return 0
   [ -n "$pid" ] && [ "$pid" != 0 ] && kill -0 "$pid" 2>/dev/null && return 0
-  # Known bug (reported): a "creating" container whose init died stays
-  # "creating" instead of "stopped".
-  echo "SKIP $1: state says $st but its init $pid is gone"
+  fail "$1: state says $st but its init $pid is gone"
 }
 
 test_crash_during_create_hook() {

@@ -19,6 +19,7 @@
 #include "crt/fs.h"
 #include "crt/spec.h"
 #include "test_spec_cases.h"
+#include "../fuzz/harness.h"
 
 /* Single quotes in test JSON stand for double quotes. */
 static char *q(const char *s) {
@@ -541,13 +542,14 @@ static void test_ns_helpers(void **state) {
   assert_null(crt_spec_namespace(NULL, CRT_NS_PID));
 }
 
-/* Replays every input the fuzzer ever crashed on (tests/fuzz/regress). */
+/* Replays every input the config fuzzer ever crashed on (tests/fuzz/regress/
+ * config) through the harness body itself (tests/fuzz/harness.h). */
 static void test_fuzz_regress(void **state) {
   char dir[512];
   snprintf(dir, sizeof dir, "%s", __FILE__);
   char *slash = strrchr(dir, '/');
   assert_non_null(slash);
-  snprintf(slash, sizeof dir - (size_t)(slash - dir), "/../fuzz/regress");
+  snprintf(slash, sizeof dir - (size_t)(slash - dir), "/../fuzz/regress/config");
   DIR *d = opendir(dir);
   assert_non_null(d);
   struct dirent *e;
@@ -560,20 +562,7 @@ static void test_fuzz_regress(void **state) {
     size_t len = 0;
     crt_err *err = NULL;
     assert_int_equal(crt_read_file(path, 1 << 20, &buf, &len, &err), 0);
-    crt_spec *s = NULL;
-    crt_process *p = NULL;
-    if (crt_spec_parse(buf, len, "regress", &s, &err) == 0) {
-      char *j = crt_spec_to_json(s, true);
-      free(j);
-      crt_spec_free(s);
-    } else {
-      assert_non_null(err);
-      crt_err_free(&err);
-    }
-    if (crt_process_parse(buf, len, "regress", &p, &err) == 0)
-      crt_process_free(p);
-    else
-      crt_err_free(&err);
+    assert_int_equal(fuzz_config_one((const uint8_t *)buf, len), 0);
     free(buf);
     n++;
   }

@@ -1,0 +1,159 @@
+/* The bodies of the libFuzzer harnesses (tests/fuzz/fuzz_*.c), shared with
+ * the unit tests that replay tests/fuzz/regress/<name>/ (test_spec.c for
+ * config, test_fuzz_regress.c for the others), so that a regression input
+ * runs exactly the code the fuzzer ran.  Every function takes the raw input
+ * and returns 0; a broken invariant calls abort(), which libFuzzer reports
+ * as a crash and cmocka as a failed test. */
+#ifndef CRT_FUZZ_HARNESS_H
+#define CRT_FUZZ_HARNESS_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yajl/yajl_tree.h>
+
+#include "crt/cli.h"
+#include "crt/container.h"
+#include "crt/log.h"
+#include "crt/rootfs.h"
+#include "crt/spec.h"
+
+/* A NUL-terminated copy of the input (which has none). */
+static inline char *fuzz_cstr(const uint8_t *data, size_t size) {
+  char *buf = malloc(size + 1);
+  if (!buf) abort();
+  if (size) memcpy(buf, data, size);
+  buf[size] = 0;
+  return buf;
+}
+
+/* (1) config.json and process.json parsers, plus the serialiser and the
+ * create-time checks on whatever parses. */
+static inline int fuzz_config_one(const uint8_t *data, size_t size) {
+  crt_spec *s = NULL;
+  crt_err *err = NULL;
+  if (crt_spec_parse((const char *)data, size, "config.json", &s, &err) == 0) {
+    char *j = crt_spec_to_json(s, size & 1);
+    crt_spec *s2 = NULL;
+    /* What the serialiser writes must parse again. */
+    if (j == NULL || crt_spec_parse(j, strlen(j), "gen", &s2, &err) < 0) abort();
+    crt_spec_free(s2);
+    free(j);
+    if (crt_spec_validate_for_create(s, &err) < 0) crt_err_free(&err);
+    crt_spec_free(s);
+  } else {
+    if (err == NULL || err->msg == NULL) abort();
+    crt_err_free(&err);
+  }
+  crt_process *p = NULL;
+  if (crt_process_parse((const char *)data, size, "process.json", &p, &err) == 0)
+    crt_process_free(p);
+  else
+    crt_err_free(&err);
+  return 0;
+}
+
+/* (2) crt_mount_opts_parse: the input is split at NUL bytes into an options
+ * list (at most 64 entries). */
+static inline int fuzz_mountopts_one(const uint8_t *data, size_t size) {
+  char *buf = fuzz_cstr(data, size);
+  char *v[65];
+  size_t n = 0;
+  for (char *p = buf; p <= buf + size && n < 64; p += strlen(p) + 1) v[n++] = p;
+  v[n] = NULL;
+  crt_strv opts = {v, n};
+  crt_mount_opts o;
+  crt_err *err = NULL;
+  if (crt_mount_opts_parse(&opts, &o, &err) == 0) {
+    /* Invariant: a bit is never both set and cleared. */
+    if (o.flags & o.clear) abort();
+    if (o.attr_set & o.attr_clr & ~0x70u) abort();
+    crt_mount_opts_free(&o);
+  } else if (err == NULL || err->msg == NULL) {
+    abort();
+  }
+  crt_err_free(&err);
+  free(buf);
+  return 0;
+}
+
+/* (3) the state.json reader (crt_state_parse, what crt_state_load runs on
+ * the file's bytes). */
+#define FUZZ_STATE_ID "mycontainer"
+#define FUZZ_STATE_DIR "/run/crt/" FUZZ_STATE_ID
+#define FUZZ_STATE_PATH FUZZ_STATE_DIR "/state.json"
+
+static inline int fuzz_state_one(const uint8_t *data, size_t size) {
+  crt_state *s = NULL;
+  crt_err *err = NULL;
+  if (crt_state_parse((const char *)data, size, FUZZ_STATE_ID, FUZZ_STATE_DIR, FUZZ_STATE_PATH, &s, &err) == 0) {
+    if (s == NULL || err != NULL) abort();
+    if (!s->id || strcmp(s->id, FUZZ_STATE_ID) || !s->dir || strcmp(s->dir, FUZZ_STATE_DIR)) abort();
+    if (!s->bundle || !s->rootfs || !s->created || !s->owner || !s->cgroup_path) abort();
+    for (size_t i = 0; i < s->annotations.len; i++)
+      if (!s->annotations.v[i].key || !s->annotations.v[i].value) abort();
+    /* What `crt state` prints from it must be a JSON object. */
+    char *j = crt_state_json(s, (enum crt_status)(size % 5), size & 1);
+    if (j == NULL) abort();
+    char ebuf[128];
+    yajl_val t = yajl_tree_parse(j, ebuf, sizeof ebuf);
+    if (t == NULL || !YAJL_IS_OBJECT(t)) abort();
+    yajl_tree_free(t);
+    free(j);
+    crt_state_free(s);
+  } else {
+    /* Every rejection names the file and says how to recover. */
+    if (s != NULL || err == NULL || err->msg == NULL || err->errnum != EINVAL) abort();
+    static const char want[] = FUZZ_STATE_PATH ": corrupt state file";
+    if (strncmp(err->msg, want, sizeof want - 1) != 0) abort();
+    crt_err_free(&err);
+  }
+  return 0;
+}
+
+/* (4) crt_parse_signal (`crt kill ID SIGNAL`).  The input up to its first
+ * NUL is the argument. */
+static inline int fuzz_signal_one(const uint8_t *data, size_t size) {
+  char *buf = fuzz_cstr(data, size);
+  int sig = crt_parse_signal(buf);
+  if (sig != -1 && (sig <= 0 || sig >= NSIG)) abort();
+  /* Names are case-insensitive. */
+  for (char *p = buf; *p; p++) *p = (char)toupper((unsigned char)*p);
+  if (crt_parse_signal(buf) != sig) abort();
+  if (sig > 0) {
+    /* The number of a signal names it too. */
+    char num[16];
+    snprintf(num, sizeof num, "%d", sig);
+    if (crt_parse_signal(num) != sig) abort();
+  }
+  /* RTMIN+N / RTMAX-N with a plain decimal offset: compare with the
+   * arithmetic done without overflow. */
+  const char *n = buf;
+  if (strncmp(n, "SIG", 3) == 0) n += 3;
+  if (strncmp(n, "RTMIN", 5) == 0 || strncmp(n, "RTMAX", 5) == 0) {
+    long long base = n[3] == 'I' ? SIGRTMIN : SIGRTMAX, off = 0;
+    const char *d = n + 5;
+    bool neg = *d == '-';
+    if (*d == '+' || *d == '-') d++;
+    const char *digits = d;
+    while (*d >= '0' && *d <= '9') {
+      if (off < 1000000) off = off * 10 + (*d - '0');
+      d++;
+    }
+    if (*d == 0 && (d > digits || n[5] == 0)) {
+      long long want = base + (neg ? -off : off);
+      if (want < SIGRTMIN || want > SIGRTMAX) want = -1;
+      if (sig != (int)want) abort();
+    }
+  }
+  free(buf);
+  return 0;
+}
+
+#endif
