@@ -31,6 +31,11 @@ test_userns_mappings_and_owners() {
   crt exec "$id" touch /root-made || fail "touch inside as root"
   assert_eq "101000 101000" "$(stat -c '%u %g' "$T/b/rootfs/tmp/made")" "owner outside"
   assert_eq "100000 100000" "$(stat -c '%u %g' "$T/b/rootfs/root-made")" "owner outside"
+  # device nodes are bind mounts of the host's (mknod is not allowed in a
+  # user namespace), and they work
+  assert_contains "$(crt exec "$id" cat /proc/self/mountinfo)" " /dev/null " "/dev/null bind-mounted"
+  run_rc crt exec "$id" sh -c 'echo x >/dev/null && head -c 4 /dev/zero | wc -c'
+  assert_eq "0 4" "$rc $out" "/dev/null and /dev/zero inside the user namespace"
   # exec enters the user namespace first: same namespace as the init
   crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
   assert_eq "$(readlink "/proc/$(state_field "$id" pid)/ns/user")" "$(readlink "/proc/$(cat "$T/e.pid")/ns/user")"
