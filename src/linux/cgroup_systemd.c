@@ -198,6 +198,16 @@ static int wait_job(sd_bus *bus, job_wait *w, const char *what, const char *unit
   return 0;
 }
 
+/* The job a method's reply names, waited for; the reply owns the path. */
+static int await_reply_job(sd_bus *bus, job_wait *w, sd_bus_message *reply, const char *what, const char *unit,
+                           crt_err **err) {
+  const char *job = NULL;
+  int r = sd.read(reply, "o", &job);
+  if (r < 0) return crt_error(err, -r, "systemd cgroup manager: %s %s: bad reply", what, unit);
+  w->job = job;
+  return wait_job(bus, w, what, unit, err);
+}
+
 static int prop_u64(sd_bus_message *m, const char *name, uint64_t v) {
   return sd.append(m, "(sv)", name, "t", v);
 }
@@ -261,13 +271,7 @@ int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, 
     bus_error(err, r, &e, "start unit", unit);
     goto out;
   }
-  const char *job = NULL;
-  if ((r = sd.read(reply, "o", &job)) < 0) {
-    crt_error(err, -r, "systemd cgroup manager: start unit %s: bad reply", unit);
-    goto out;
-  }
-  w.job = job;
-  if (wait_job(bus, &w, "start unit", unit, err) < 0) goto out;
+  if (await_reply_job(bus, &w, reply, "start unit", unit, err) < 0) goto out;
   crt_debug("systemd: started %s in %s", unit, slice);
   rc = 0;
 out:
@@ -297,13 +301,7 @@ int cg_systemd_stop(const char *path, crt_err **err) {
     else bus_error(err, r, &e, "stop unit", unit);
     goto out;
   }
-  const char *job = NULL;
-  if ((r = sd.read(reply, "o", &job)) < 0) {
-    crt_error(err, -r, "systemd cgroup manager: stop unit %s: bad reply", unit);
-    goto out;
-  }
-  w.job = job;
-  if (wait_job(bus, &w, "stop unit", unit, err) < 0) goto out;
+  if (await_reply_job(bus, &w, reply, "stop unit", unit, err) < 0) goto out;
   rc = 0;
 out:
   err_free(&e);

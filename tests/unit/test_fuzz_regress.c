@@ -1,8 +1,7 @@
-/* Replays tests/fuzz/regress/{mountopts,state,signal}/ (inputs the fuzzers
- * crashed on, plus a seed each so that an empty directory cannot pass)
- * through the harness bodies in tests/fuzz/harness.h, so that `make
- * unit-asan` runs them under ASan/UBSan.  regress/config is replayed by
- * test_spec.c. */
+/* Replays tests/fuzz/regress/{config,mountopts,state,signal}/ (inputs the
+ * fuzzers crashed on, plus a seed each so that an empty directory cannot
+ * pass) through the harness bodies in tests/fuzz/harness.h, so that `make
+ * unit-asan` runs them under ASan/UBSan. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <setjmp.h>
@@ -45,6 +44,7 @@ static int replay(const char *name, int (*fn)(const uint8_t *, size_t)) {
   return n;
 }
 
+static void test_regress_config(void **state) { assert_true(replay("config", fuzz_config_one) > 0); }
 static void test_regress_mountopts(void **state) { assert_true(replay("mountopts", fuzz_mountopts_one) > 0); }
 static void test_regress_state(void **state) { assert_true(replay("state", fuzz_state_one) > 0); }
 static void test_regress_signal(void **state) { assert_true(replay("signal", fuzz_signal_one) > 0); }
@@ -158,6 +158,7 @@ static void test_state_parse(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_regress_config),
       cmocka_unit_test(test_regress_mountopts),
       cmocka_unit_test(test_regress_state),
       cmocka_unit_test(test_regress_signal),

@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -19,7 +18,6 @@
 #include "crt/fs.h"
 #include "crt/spec.h"
 #include "test_spec_cases.h"
-#include "../fuzz/harness.h"
 
 /* Single quotes in test JSON stand for double quotes. */
 static char *q(const char *s) {
@@ -542,34 +540,6 @@ static void test_ns_helpers(void **state) {
   assert_null(crt_spec_namespace(NULL, CRT_NS_PID));
 }
 
-/* Replays every input the config fuzzer ever crashed on (tests/fuzz/regress/
- * config) through the harness body itself (tests/fuzz/harness.h). */
-static void test_fuzz_regress(void **state) {
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s", __FILE__);
-  char *slash = strrchr(dir, '/');
-  assert_non_null(slash);
-  snprintf(slash, sizeof dir - (size_t)(slash - dir), "/../fuzz/regress/config");
-  DIR *d = opendir(dir);
-  assert_non_null(d);
-  struct dirent *e;
-  int n = 0;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    char *buf = NULL;
-    size_t len = 0;
-    crt_err *err = NULL;
-    assert_int_equal(crt_read_file(path, 1 << 20, &buf, &len, &err), 0);
-    assert_int_equal(fuzz_config_one((const uint8_t *)buf, len), 0);
-    free(buf);
-    n++;
-  }
-  closedir(d);
-  assert_true(n > 0);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_cases),       cmocka_unit_test(test_full_values),
@@ -578,7 +548,7 @@ int main(void) {
       cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_process_parse),
       cmocka_unit_test(test_validate_for_create), cmocka_unit_test(test_hostile_input),
       cmocka_unit_test(test_load),            cmocka_unit_test(test_features),
-      cmocka_unit_test(test_ns_helpers),      cmocka_unit_test(test_fuzz_regress),
+      cmocka_unit_test(test_ns_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
