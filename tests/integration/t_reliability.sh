@@ -446,10 +446,10 @@ test_same_id_race() {
   done
 }
 
-# lifecycle_loop N LOG: 10 create/start/exec/kill/delete rounds; errors go to LOG.
+# lifecycle_loop N LOG: 50 create/start/exec/kill/delete rounds; errors go to LOG.
 lifecycle_loop() {
   local n=$1 log=$2 i id
-  for i in $(seq 10); do
+  for i in $(seq 50); do
     id=crt-t$$-L$n-$i-$RANDOM
     echo "$id" >>"$T/ids"
     crt create -b "$T/b" "$id" </dev/null >/dev/null 2>>"$log" || { echo "create $id failed" >>"$log"; continue; }
@@ -497,10 +497,44 @@ test_parallel_lifecycles() {
     [ ! -s "$T/loop$n.log" ] || fail "loop $n: $(head -5 "$T/loop$n.log")"
   done
   [ ! -s "$T/obs.log" ] || fail "observer: $(head -5 "$T/obs.log")"
-  assert_eq 40 "$(wc -l <"$T/ids")" "lifecycles run"
+  assert_eq 200 "$(wc -l <"$T/ids")" "lifecycles run"
   local id; for id in $(cat "$T/ids"); do assert_no_traces "$id" "$m" "parallel"; done
   assert_eq "" "$(root_snapshot)" "state root after all deletes"
-  echo "parallel: 4 loops x 10 lifecycles, observer ran $(cat "$T/observer.n") state/list rounds, saw half-created $(cat "$T/obs.half" 2>/dev/null | wc -l) times"
+  echo "parallel: 4 loops x 50 lifecycles, observer ran $(cat "$T/observer.n") state/list rounds, saw half-created $(cat "$T/obs.half" 2>/dev/null | wc -l) times"
+}
+
+# delete racing the container's own exit, and kill racing delete: 20 rounds
+# each.  delete must succeed, kill may lose ("not running" / "does not
+# exist", exit 1) but never hang or leave anything.
+test_delete_and_kill_races() {
+  local m i id; m=$(rel_marker)
+  rel_bundle "$T/b" "$m"
+  rel_edit "$T/b" "c['process']['args']=['sh','-c','sleep 0.0$((RANDOM % 5 + 1)); exec /bin/true $m']"
+  for i in $(seq 20); do
+    id=crt-t$$-race-$i
+    crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d $id"
+    sleep "0.0$((RANDOM % 6))"
+    run_rc crt delete --force "$id"
+    assert_eq 0 "$rc" "delete --force racing the exit, round $i: $out"
+    assert_no_traces "$id" "$m" "delete racing the exit"
+  done
+  rel_edit "$T/b" "c['process']['args']=['sleep','$m']"
+  for i in $(seq 20); do
+    id=crt-t$$-kd-$i
+    crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d $id"
+    "$CRT_BIN" --root "$CRT_ROOT" kill "$id" KILL </dev/null >"$T/kill.out" 2>&1 &
+    local kp=$!
+    run_rc crt delete --force "$id"
+    wait $kp; local krc=$?
+    assert_eq 0 "$rc" "delete --force racing kill, round $i: $out"
+    if [ $krc != 0 ]; then
+      assert_eq 1 "$krc" "kill racing delete: exit code"
+      case $(cat "$T/kill.out") in *"not running"*|*"does not exist"*|*"has no state"*) ;;
+        *) fail "kill racing delete: $(cat "$T/kill.out")" ;; esac
+    fi
+    assert_no_traces "$id" "$m" "kill racing delete"
+  done
+  assert_eq "" "$(root_snapshot)" "state root after the races"
 }
 
 # --- 4. PID reuse --------------------------------------------------------
@@ -545,11 +579,11 @@ PY
 
 # --- 5. fd hygiene -------------------------------------------------------
 
-test_fd_hygiene_100_lifecycles() {
+test_fd_hygiene_1000_lifecycles() {
   local m; m=$(rel_marker)
   rel_bundle "$T/b" "$m"
   # The observer is a long-lived process that runs every crt command and
-  # counts its own fds; every 20th container reports the fds it was given.
+  # counts its own fds; every 100th container reports the fds it was given.
   "$PY" -I - "$CRT_BIN" "$CRT_ROOT" "$T/b" "crt-t$$-fd" <<'PY' || fail "fd hygiene"
 import os, subprocess, sys
 crt, root, bundle, prefix = sys.argv[1:5]
@@ -567,10 +601,10 @@ def run(*a, out=subprocess.DEVNULL):
         sys.exit("%s: %s" % (" ".join(a), errf.read().decode()[:300]))
     return r
 before = fds()
-for i in range(100):
+for i in range(1000):
     cid = "%s-%d" % (prefix, i)
     run("run", "-d", "-b", bundle, cid)
-    if i % 20 == 0:
+    if i % 100 == 0:
         r = run("exec", cid, "ls", "/proc/self/fd", out=subprocess.PIPE)
         got = sorted(r.stdout.decode().split())
         # 0-2 and the fd ls uses to read the directory
@@ -580,8 +614,12 @@ for i in range(100):
 after = fds()
 if before != after:
     sys.exit("observer fds changed: %s -> %s" % (before, after))
-print("100 lifecycles, observer fds stable at", len(after))
+print("1000 lifecycles, observer fds stable at", len(after))
 PY
-  local i; for i in $(seq 0 99); do assert_no_traces "crt-t$$-fd-$i" "$m" "fd hygiene"; done
-  assert_eq "" "$(root_snapshot)" "state root after 100 lifecycles"
+  # every trace check for a sample, and a sweep by prefix for all 1,000
+  local i; for i in $(seq 0 50 999); do assert_no_traces "crt-t$$-fd-$i" "$m" "fd hygiene"; done
+  assert_eq "" "$(find /sys/fs/cgroup -maxdepth 3 -name "crt-t$$-fd-*" 2>/dev/null)" "cgroups after 1000 lifecycles"
+  assert_eq 0 "$(grep -c "crt-t$$-fd-" /proc/self/mountinfo)" "mounts after 1000 lifecycles"
+  assert_eq "" "$(pgrep -f -- "$m")" "processes after 1000 lifecycles"
+  assert_eq "" "$(root_snapshot)" "state root after 1000 lifecycles"
 }
