@@ -106,13 +106,17 @@ test_failing_poststop_is_a_warning() {
 
 test_hook_timeout_kills() {
   make_bundle "$T/b" sleep 100
-  add_hook "$T/b" createRuntime "sleep 30" 1
+  # a duration no other process uses, so that pgrep finds only this hook
+  local nap=30.$$$RANDOM
+  add_hook "$T/b" createRuntime "sleep $nap" 1
   local id; id=$(new_id)
   local t0; t0=$(date +%s)
   run_rc crt create --bundle "$T/b" "$id"
   assert_eq 1 "$rc"; assert_contains "$out" "timeout"
   [ $(( $(date +%s) - t0 )) -lt 5 ] || fail "timeout not enforced"
-  ! pgrep -f "sleep 30" >/dev/null || fail "hook not killed"
+  # SIGKILLed with its process group (sh forks the sleep): gone within
+  # moments, long before the 30 s it would sleep
+  wait_eval '! pgrep -f "sleep $nap"' || fail "hook not killed: $(pgrep -af "sleep $nap")"
 }
 
 test_hook_args_and_env() {
