@@ -97,8 +97,8 @@ static void linux_obj(yajl_gen g) {
   yajl_gen_map_open(g);
   kbool(g, "v1", true);
   kbool(g, "v2", true);
-  kbool(g, "systemd", false);
-  kbool(g, "systemdUser", false);
+  kbool(g, "systemd", true);      /* transient scopes over the system bus */
+  kbool(g, "systemdUser", false); /* the user-bus path exists but is untested */
   yajl_gen_map_close(g);
   seccomp_obj(g);
   enabled(g, "apparmor", true);
@@ -106,7 +106,7 @@ static void linux_obj(yajl_gen g) {
   enabled(g, "intelRdt", false);
   str(g, "mountExtensions");
   yajl_gen_map_open(g);
-  enabled(g, "idmap", false);
+  enabled(g, "idmap", true); /* open_tree + MOUNT_ATTR_IDMAP (docs/userns.md) */
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
