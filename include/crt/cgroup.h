@@ -35,14 +35,18 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
  * that delete --force cannot find). */
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
 
-/* cgroup v2 only: makes the cgroup and applies linux.resources before the
- * process exists, so that it can be cloned straight into it (clone3 with
- * CLONE_INTO_CGROUP: no migration, so no wait on the cgroup rwsem's RCU
- * grace period, 8-12 ms per create).  *fd: the cgroup directory, or -1
- * where this does not apply (v1, hybrid, systemd: *path_out NULL, use
- * crt_cgroup_enter after the clone) or nothing could be made (rootless:
- * *path_out ""). */
-int crt_cgroup_prepare(const crt_cgroup_config *cfg, char **path_out, int *fd, crt_err **err);
+/* cgroup v2 only: makes the directory of the cgroup at path (as
+ * crt_cgroup_resolve gave it) before the process exists, so that it can be
+ * cloned straight into it (clone3 with CLONE_INTO_CGROUP: no migration, so
+ * no wait on the cgroup rwsem's RCU grace period).  Resources follow with
+ * crt_cgroup_configure.  *fd: the directory, or -1. */
+enum crt_cgroup_prepared {
+  CRT_CGROUP_NOT_PREPARED, /* v1, hybrid, systemd: crt_cgroup_enter after the clone */
+  CRT_CGROUP_PREPARED,     /* made; *fd is it (or -1 if it could not be opened) */
+  CRT_CGROUP_NONE,         /* rootless, nothing could be made: no cgroup */
+};
+int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
+                       crt_err **err);
 
 /* Writes the resources and the device filter into a cgroup made by
  * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs

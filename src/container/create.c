@@ -409,15 +409,10 @@ static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || crt_g.systemd_cgroup) return 0;
   if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   crt_cgroup_config cc = cgroup_config(s, c->spec);
-  char *path = NULL;
-  if (crt_cgroup_prepare(&cc, &path, &c->cgroup_fd, err) < 0) return -1;
-  c->cgroup_made = path != NULL;
-  if (path && strcmp(path, s->cgroup_path) != 0) { /* rootless: nothing made */
-    free(s->cgroup_path);
-    s->cgroup_path = path;
-  } else {
-    free(path);
-  }
+  enum crt_cgroup_prepared got;
+  if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
+  c->cgroup_made = got == CRT_CGROUP_PREPARED;
+  if (got == CRT_CGROUP_NONE) s->cgroup_path[0] = 0; /* rootless: no cgroup */
   return 0;
 }
 

@@ -427,22 +427,21 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
   return 0;
 }
 
-int crt_cgroup_prepare(const crt_cgroup_config *cfg, char **path_out, int *fd, crt_err **err) {
+int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
+                       crt_err **err) {
   *fd = -1;
-  *path_out = NULL;
-  if (cfg->systemd || crt_cgroup_mode() != CRT_CGROUP_MODE_V2) return 0;
-  cleanup_free char *path = NULL;
-  if (resolve_path(cfg, &path, err) < 0) return -1;
+  *out = CRT_CGROUP_NOT_PREPARED;
+  if (cfg->systemd || crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || !path || !*path) return 0;
   /* only the directory: resources and the device filter are written after
    * the clone, while the init starts up (crt_cgroup_configure) */
   int rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
   if (rc < 0) return -1;
   if (rc == 1) { /* rootless, nothing made: nothing to clone into */
-    *path_out = strdup("");
-    return *path_out ? 0 : crt_error(err, ENOMEM, "cgroup");
+    *out = CRT_CGROUP_NONE;
+    return 0;
   }
   *fd = crt_cgroup_open(path, NULL);
-  *path_out = crt_steal(path);
+  *out = CRT_CGROUP_PREPARED;
   return 0;
 }
 
@@ -479,12 +478,12 @@ static bool v2_member(pid_t pid, const char *rel) {
 
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
   if (!path || !*path) return 0;
+  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
   if (!override_root && crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
     char rel[PATH_MAX];
     snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
     if (v2_member(pid, rel)) return 0;
   }
-  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
   char **dirs = all_dirs(path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
   int rc = 0;
