@@ -191,13 +191,21 @@ static bool has_subids(const char *file, unsigned int id) {
   return found;
 }
 
-static int write_one(pid_t pid, bool uid, const crt_idmapv *m, crt_err **err) {
-  unsigned int me = uid ? geteuid() : getegid();
-  if (!m->len) return 0;
-  if (geteuid() == 0 || self_map(m, me)) return write_map(pid, uid ? "uid_map" : "gid_map", m, err);
-  if (has_subids(uid ? "/etc/subuid" : "/etc/subgid", geteuid()))
-    return run_idmap_helper(uid ? "newuidmap" : "newgidmap", pid, m, err);
+/* How a map is written, decided once per map: the setgroups rule depends
+ * on it too. */
+enum map_how { MAP_DIRECT, MAP_HELPER, MAP_SELF_ONLY };
+
+static enum map_how map_how(const crt_idmapv *m, bool uid) {
+  if (geteuid() == 0 || self_map(m, uid ? geteuid() : getegid())) return MAP_DIRECT;
+  return has_subids(uid ? "/etc/subuid" : "/etc/subgid", geteuid()) ? MAP_HELPER : MAP_SELF_ONLY;
+}
+
+static int write_one(pid_t pid, bool uid, const crt_idmapv *m, enum map_how how, crt_err **err) {
+  const char *file = uid ? "uid_map" : "gid_map";
+  if (how == MAP_DIRECT) return write_map(pid, file, m, err);
+  if (how == MAP_HELPER) return run_idmap_helper(uid ? "newuidmap" : "newgidmap", pid, m, err);
   /* No subordinate ids: only our own id can be mapped. */
+  unsigned int me = uid ? geteuid() : getegid();
   crt_idmap one = {.container_id = 0, .host_id = me, .size = 1};
   for (size_t i = 0; i < m->len; i++)
     if (me >= m->v[i].host_id && me - m->v[i].host_id < m->v[i].size)
@@ -205,23 +213,25 @@ static int write_one(pid_t pid, bool uid, const crt_idmapv *m, crt_err **err) {
   crt_warn("no %s range for this user in /etc/sub%cid: mapping only %u to %u", uid ? "uid" : "gid", uid ? 'u' : 'g',
            one.container_id, me);
   crt_idmapv v = {.v = &one, .len = 1};
-  return write_map(pid, uid ? "uid_map" : "gid_map", &v, err);
+  return write_map(pid, file, &v, err);
 }
 
 int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
   if (!l) return 0;
+  if (l->uid_mappings.len && write_one(pid, true, &l->uid_mappings, map_how(&l->uid_mappings, true), err) < 0)
+    return -1;
+  if (!l->gid_mappings.len) return 0;
+  enum map_how how = map_how(&l->gid_mappings, false);
   /* setgroups is denied only where the kernel requires it: an unprivileged
-   * process writing gid_map itself.  newgidmap is privileged. */
-  if (geteuid() != 0 && l->gid_mappings.len &&
-      (self_map(&l->gid_mappings, getegid()) || !has_subids("/etc/subgid", geteuid()))) {
+   * process writing gid_map itself (newgidmap is privileged).  It must be
+   * written before gid_map. */
+  if (geteuid() != 0 && how != MAP_HELPER) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
     if (crt_write_file(path, "deny", 4, 0, err) < 0) return -1;
   }
-  if (write_one(pid, true, &l->uid_mappings, err) < 0) return -1;
-  if (write_one(pid, false, &l->gid_mappings, err) < 0) return -1;
-  return 0;
+  return write_one(pid, false, &l->gid_mappings, how, err);
 }
 
 /* The processes of init's pid namespace, for a container without a cgroup
