@@ -716,9 +716,7 @@ int crt_cgroup_update_devices(const char *path, const crt_spec *spec, const crt_
   if (!d) {
     rc = crt_error(err, ENOMEM, "cgroup: update");
   } else if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    rc = fd < 0 ? crt_error(err, errno, "cgroup: open %s", d) : cg_ebpf_devices(fd, rules, n, err);
-    if (fd >= 0) close(fd);
+    rc = cg_v2_devices(d, rules, n, err);
   } else if (access(d, F_OK) != 0) {
     rc = crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
   } else {

@@ -59,6 +59,8 @@ int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec
                 pid_t pid, crt_err **err);
 /* Writes the resources and loads the device filter into an existing cgroup. */
 int cg_v2_configure(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, crt_err **err);
+/* The device rules as an eBPF program attached to the cgroup at dir. */
+int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
 int cg_v2_apply(const char *dir, const crt_resources *r, crt_err **err);
 /* runc's translations. */
 unsigned long long cg_shares_to_weight(unsigned long long shares);

@@ -204,6 +204,11 @@ static void enable_controllers(const char *dir) {
 }
 
 
+int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err) {
+  cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return fd < 0 ? crt_error(err, errno, "cgroup: open %s", dir) : cg_ebpf_devices(fd, rules, n, err);
+}
+
 static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_err **err) {
   const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
   if (r && cg_v2_apply(dir, r, err) < 0) return -1;
@@ -211,8 +216,7 @@ static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_e
   crt_device_rule *rules = NULL;
   size_t n = 0;
   if (cg_device_rules(spec, &rules, &n, err) < 0) return -1;
-  cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  int rc = fd < 0 ? crt_error(err, errno, "cgroup: open %s", dir) : cg_ebpf_devices(fd, rules, n, err);
+  int rc = cg_v2_devices(dir, rules, n, err);
   cg_device_rules_free(rules, n);
   return rc;
 }
