@@ -181,6 +181,11 @@ static int bus_open(sd_bus **bus, sd_bus_slot **slot, job_wait *w, crt_err **err
   return 0;
 }
 
+static void bus_close(sd_bus *bus, sd_bus_slot *slot) {
+  if (slot) sd.slot_unref(slot);
+  if (bus) sd.close_unref(bus);
+}
+
 static int wait_job(sd_bus *bus, job_wait *w, const char *what, const char *unit, crt_err **err) {
   uint64_t waited = 0;
   while (!w->done) {
@@ -278,8 +283,7 @@ out:
   err_free(&e);
   if (m) sd.message_unref(m);
   if (reply) sd.message_unref(reply);
-  if (slot) sd.slot_unref(slot);
-  if (bus) sd.close_unref(bus);
+  bus_close(bus, slot);
   return rc;
 }
 
@@ -306,7 +310,6 @@ int cg_systemd_stop(const char *path, crt_err **err) {
 out:
   err_free(&e);
   if (reply) sd.message_unref(reply);
-  if (slot) sd.slot_unref(slot);
-  if (bus) sd.close_unref(bus);
+  bus_close(bus, slot);
   return rc;
 }
