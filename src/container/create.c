@@ -106,6 +106,8 @@ static void init_main(init_ctx *c) {
   if (!m) _exit(1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (c->lock >= 0) close(c->lock);
+  /* a host cgroupfs directory: never held inside the container */
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   if (c->new_userns) {
     TRY(crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
@@ -115,13 +117,6 @@ static void init_main(init_ctx *c) {
   }
   TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   char *cgroup_path = strdup(m->data);
-  /* Our own fd table, reachable after pivot_root/chroot even when the
-   * container has no /proc: the exec FIFO is reopened through it. */
-  int selffd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (selffd < 0) {
-    crt_error(&err, errno, "open /proc/self/fd");
-    init_fail(c->sync, err);
-  }
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     init_fail(c->sync, err);
@@ -144,6 +139,8 @@ static void init_main(init_ctx *c) {
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
   if (mntns) TRY(crt_rootfs_prepare(&rc, &err));
+  crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
+  rc.idmap_fds = c->idmap_fds = NULL;
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
   TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   char *state_json = strdup(m->data);
@@ -159,6 +156,10 @@ static void init_main(init_ctx *c) {
   if (c->console >= 0) close(c->console);
   if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
+  /* The exec FIFO is reopened through our fd table in the container's
+   * procfs (see crt_proc_self_fd). */
+  int selffd = crt_proc_self_fd(&err);
+  if (selffd < 0) init_fail(c->sync, err);
   cleanup_free char *exe = NULL;
   TRY(crt_find_executable(p, &exe, &err));
   crt_seccomp_filter *filter = NULL;
@@ -166,6 +167,10 @@ static void init_main(init_ctx *c) {
   if (sc) TRY(crt_seccomp_compile(sc, &filter, &err));
   TRY(crt_set_rlimits(p, &err));
   TRY(crt_set_process_attrs(spec, p, &err));
+  /* Not dumpable from here to execve (after the last write to our own
+   * /proc files): a process exec'd into the container may not open the
+   * parked init's /proc/1/fd or /proc/1/exe. */
+  prctl(PR_SET_DUMPABLE, 0);
   TRY(crt_caps_prepare(p->capabilities, &err));
   TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */

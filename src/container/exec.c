@@ -52,6 +52,8 @@ static void exec_process(exec_ctx *c) {
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* a host cgroupfs directory: never held inside the container */
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
@@ -71,6 +73,7 @@ static void exec_process(exec_ctx *c) {
   if (sc) XTRY(crt_seccomp_compile(sc, &filter, &err));
   XTRY(crt_set_rlimits(p, &err));
   XTRY(crt_set_process_attrs(c->spec, p, &err));
+  prctl(PR_SET_DUMPABLE, 0); /* until execve: see init_main in create.c */
   XTRY(crt_caps_prepare(p->capabilities, &err));
   XTRY(crt_set_cwd(p, &err));
   char **envp = crt_build_env(p, NULL);

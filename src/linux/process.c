@@ -14,10 +14,25 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "crt/fs.h"
 #include "crt/process.h"
+
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x1
+#define FSMOUNT_CLOEXEC 0x1
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#define MOUNT_ATTR_RDONLY 0x1
+#define MOUNT_ATTR_NOSUID 0x2
+#define MOUNT_ATTR_NODEV 0x4
+#define MOUNT_ATTR_NOEXEC 0x8
+#endif
 
 static const char *env_get(const crt_strv *env, const char *name) {
   size_t n = strlen(name);
@@ -231,4 +246,36 @@ int crt_new_session_keyring(const char *id, crt_err **err) {
     return crt_error(err, errno, "join session keyring");
   }
   return 0;
+}
+
+/* A procfs instance of the container's own pid namespace, never the host's:
+ * the parked init holds this fd, and a host /proc reached through
+ * /proc/1/fd/N/../.. would hand a process exec'd into the container the
+ * host's /proc/sys.  The container's /proc when it has one; otherwise a
+ * detached, read-only procfs that shows only pids. */
+static int private_procfs(crt_err **err) {
+  cleanup_close int fs = (int)syscall(SYS_fsopen, "proc", FSOPEN_CLOEXEC);
+  if (fs < 0) return crt_error(err, errno, "no procfs at /proc in the container, and fsopen(\"proc\")");
+  /* subset=pid needs Linux 5.8; without it the mount is still read-only */
+  syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "subset", "pid", 0);
+  if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return crt_error(err, errno, "creating a private procfs");
+  int mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  if (mnt < 0) return crt_error(err, errno, "fsmount of a private procfs");
+  return mnt;
+}
+
+int crt_proc_self_fd(crt_err **err) {
+  int fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct statfs sf;
+  if (fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) return fd;
+  if (fd >= 0) close(fd);
+  cleanup_close int mnt = private_procfs(err);
+  if (mnt < 0) return -1;
+  char name[32];
+  snprintf(name, sizeof name, "%d/fd", (int)getpid());
+  fd = openat(mnt, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return crt_error(err, errno, "open %s in a private procfs", name);
+  return fd;
 }

@@ -286,14 +286,20 @@ for path in (p, "/proc/self/fd/%d" % os.open(p, os.O_RDONLY)):
     else:
         sys.exit("opened %s for writing" % path)
 PY
-  # the attacker: host pid namespace, default capabilities
+  # a process with default capabilities in the host pid namespace may not
+  # even open it: the parked init is not dumpable
+  make_bundle "$T/p" sh -c 'exec 5</proc/'"$pid"'/exe && echo opened'
+  bundle_edit "$T/p" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']"
+  run_rc crt run -b "$T/p" "$(new_id)" </dev/null
+  assert_contains "$out" "Permission denied"
+  # the attacker: host pid namespace and CAP_SYS_PTRACE, so it can
   mkdir -p "$T/shared"
   make_bundle "$T/a" sh -c '
     exec 5</proc/'"$pid"'/exe || exit 3
     echo "held=$(readlink /proc/self/fd/5)" >/shared/held
     while [ ! -e /shared/go ]; do sleep 0.05; done
     echo evil >/proc/self/fd/5; echo "write=$?"; echo evil >>/proc/self/fd/5; echo "append=$?"'
-  bundle_edit "$T/a" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']; c['mounts'].append({'destination':'/shared','type':'bind','source':'$T/shared','options':['rbind']})"
+  bundle_edit "$T/a" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']; c['mounts'].append({'destination':'/shared','type':'bind','source':'$T/shared','options':['rbind']}); [v.append('CAP_SYS_PTRACE') for v in c['process']['capabilities'].values()]"
   local aid; aid=$(new_id)
   crt run -b "$T/a" "$aid" </dev/null >"$T/attack.out" 2>&1 &
   local apid=$!
@@ -552,4 +558,57 @@ test_seccomp_kill_process() {
   run_rc crt run -b "$T/b" "$(new_id)" </dev/null
   assert_eq 159 "$rc" "exit status after SIGSYS: $out"
   assert_contains "$out" "child=159" "a forked mkdir dies of SIGSYS"
+}
+
+# Guards crt_proc_self_fd (src/linux/process.c) and the cgroup fd closed at
+# the top of init_main (src/container/create.c): the parked init held an
+# O_PATH fd of the host's /proc/self/fd, and a process exec'd into the
+# created container reached the host's /proc/sys through
+# /proc/1/fd/3/../../sys (writable kernel.core_pattern: a host escape); on
+# cgroup v2 it also held the host cgroupfs directory it was cloned into.
+# Now every directory fd of the parked init is a procfs of the container's
+# own (not the host /proc's device), and the init is not dumpable.
+parked_init_dirs() { # ID: fails on any host directory the init holds
+  local pid; pid=$(state_field "$1" pid)
+  local hostproc; hostproc=$(stat -c %d /proc)
+  local f
+  for f in /proc/$pid/fd/*; do
+    [ -d "$f" ] || continue
+    [ "$(stat -f -L -c %T "$f")" = proc ] || fail "parked init holds a host directory: $(readlink "$f")"
+    [ "$(stat -L -c %d "$f")" != "$hostproc" ] || fail "parked init holds the host's procfs: $(readlink "$f")"
+  done
+}
+test_parked_init_holds_no_host_directory() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  parked_init_dirs "$id"
+  local out; out=$(crt exec "$id" sh -c 'ls -l /proc/1/fd/ 2>&1; ls /proc/1/fd/*/../../sys/kernel 2>&1; cat /proc/1/fd/*/../../1/cmdline 2>&1' </dev/null)
+  case $out in *" -> "*) fail "a process in the container can read the parked init's fds: $out" ;; esac
+  case $out in *core_pattern*) fail "host /proc/sys reachable from the container: $out" ;; esac
+  crt start "$id" || fail "start"
+  crt delete -f "$id"
+}
+cg2_parked_init() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  grep -q "^0::/" "/proc/$(state_field "$id" pid)/cgroup" || fail "no cgroup2"
+  parked_init_dirs "$id"
+  crt delete -f "$id"
+}
+test_parked_init_holds_no_host_directory_cgroup2() { in_cg2 cg2_parked_init; }
+
+# Guards the fallback of crt_proc_self_fd: without a /proc in the container
+# the FIFO is reopened through a detached read-only procfs.
+test_no_proc_mount_lifecycle() {
+  make_bundle "$T/b" sh -c 'test -e /proc/self && echo has-proc; echo ran'
+  bundle_edit "$T/b" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/proc']; c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]"
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "create without /proc: $(cat "$T/out")"
+  parked_init_dirs "$id"
+  crt start "$id" || fail "start"
+  wait_for sh -c 'grep -q ran "$1"' - "$T/out" || fail "no output: $(cat "$T/out")"
+  assert_eq ran "$(cat "$T/out")" "container output"
+  crt delete -f "$id"
 }
