@@ -14,7 +14,12 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wform
 CPPFLAGS += -Iinclude $(PKG_CFLAGS) -DCRT_VERSION='"$(VERSION)"' -DCRT_COMMIT='"$(COMMIT)"'
 LDLIBS += $(PKG_LIBS)
 
-SRCS := $(sort $(wildcard src/*/*.c))
+# src/stub/ is crt-stub, a freestanding program linked into crt as bytes.
+SRCS := $(sort $(filter-out src/stub/%,$(wildcard src/*/*.c)))
+STUB := build/stub/blob.o
+STUB_CFLAGS := -Os -std=gnu11 -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables -fno-tree-loop-distribute-patterns -fno-pie
+STUB_LDFLAGS := -nostdlib -static -no-pie -s -Wl,--build-id=none -Wl,-z,noexecstack -Wl,-z,norelro
 MAIN := src/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN),$(SRCS))
 OBJS := $(SRCS:%.c=build/%.o)
@@ -29,8 +34,15 @@ ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recov
 .PHONY: all clean install check unit unit-asan integration deps demo conformance bench fuzz clang-syntax
 all: crt
 
-crt: $(OBJS)
+crt: $(OBJS) $(STUB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/stub/crt-stub: src/stub/crt-stub.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STUB_CFLAGS) $(STUB_LDFLAGS) -o $@ $<
+
+$(STUB): src/stub/blob.S build/stub/crt-stub
+	$(CC) -DSTUB_BIN='"build/stub/crt-stub"' -c -o $@ $<
 
 build/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
@@ -45,18 +57,18 @@ build-tp/%.o: %.c $(wildcard include/crt/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCRT_TEST_POINTS $(CFLAGS) -c -o $@ $<
 
-build/crt-testpoints: $(TP_OBJS)
+build/crt-testpoints: $(TP_OBJS) $(STUB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # crt itself under ASan/UBSan/LSan, for the CLI leak test.
-build-asan/crt: build-asan/src/cli/main.o $(ASAN_OBJS)
+build-asan/crt: build-asan/src/cli/main.o $(ASAN_OBJS) $(STUB)
 	$(CC) $(CFLAGS) $(ASAN) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-build/libcrt.a: $(LIB_OBJS)
+build/libcrt.a: $(LIB_OBJS) $(STUB)
 	rm -f $@ && ar rcs $@ $^
 
-build-asan/libcrt.a: $(ASAN_OBJS)
+build-asan/libcrt.a: $(ASAN_OBJS) $(STUB)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -86,7 +98,9 @@ check: crt build/crt-testpoints build-asan/crt $(UNIT_BINS) $(UNIT_ASAN) clang-s
 # gcc compiles into a cleanup run on garbage.
 clang-syntax:
 	@for f in $(SRCS); do clang $(CPPFLAGS) -std=gnu11 -fsyntax-only -Wall -Wextra -Werror -Wno-unused-parameter \
-	  -Wno-missing-field-initializers $$f || exit 1; done; echo "clang-syntax: $(words $(SRCS)) files clean"
+	  -Wno-missing-field-initializers $$f || exit 1; done
+	@clang -std=gnu11 -fsyntax-only -Wall -Wextra -Werror -ffreestanding src/stub/crt-stub.c
+	@echo "clang-syntax: $(words $(SRCS)) files and crt-stub clean"
 
 deps:
 	@bash contrib/install-deps.sh

@@ -16,6 +16,9 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
  * an SCMP_ACT_NOTIFY rule exists (else -1). */
 int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err);
 void crt_seccomp_filter_free(crt_seccomp_filter *f);
+/* The BPF program in a memfd at offset 0 (O_CLOEXEC), for crt-stub to load:
+ * its length in instructions and the seccomp(2) flags. */
+int crt_seccomp_prog_fd(const crt_seccomp_filter *f, int *fd, unsigned *len, unsigned *flags, crt_err **err);
 /* Sends the notify fd and the container state JSON (runc's
  * ContainerProcessState with listenerMetadata) to listener_path. */
 int crt_seccomp_send_listener(const crt_seccomp *s, int notify_fd, pid_t pid, const char *state_json, crt_err **err);
@@ -38,7 +41,8 @@ bool crt_selinux_enabled(void);
 bool crt_apparmor_enabled(void);
 
 /* CVE-2019-5736: re-executes crt from a sealed memfd copy unless it already
- * runs from one.  Called first thing by commands that enter a container. */
+ * runs from one.  Only for processes crt-stub cannot finish (see
+ * crt_stub_usable); all others exec the sealed stub instead. */
 int crt_ensure_cloned_binary(char **argv, crt_err **err);
 
 #endif

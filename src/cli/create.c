@@ -78,17 +78,10 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
   return 0;
 }
 
-static int protect_binary(void) {
-  cleanup_err crt_err *err = NULL;
-  if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) return crt_fail(err);
-  return 0;
-}
-
 int crt_cmd_create(int argc, char **argv) {
   crt_create_opts o = {0};
   bool d, k, n;
   if (parse(argc, argv, &o, false, &d, &k, &n) < 0) return 1;
-  if (protect_binary()) return 1;
   crt_create_result res;
   cleanup_err crt_err *err = NULL;
   if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
@@ -115,7 +108,6 @@ int crt_cmd_run(int argc, char **argv) {
   crt_create_opts o = {0};
   bool detach = false, keep = false, nosub = false;
   if (parse(argc, argv, &o, true, &detach, &keep, &nosub) < 0) return 1;
-  if (protect_binary()) return 1;
   /* Orphans of the container land on us and are reaped. */
   if (o.console_socket && !detach)
     return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");

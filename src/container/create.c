@@ -44,6 +44,7 @@
 #include "crt/process.h"
 #include "crt/rootfs.h"
 #include "crt/security.h"
+#include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
 #include "crt/testpoint.h"
@@ -60,6 +61,7 @@ typedef struct {
   int cgroup_fd;    /* v2: the prepared cgroup to clone the init into, or -1 */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* v2: made and configured before the clone */
+  bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
@@ -162,6 +164,9 @@ static void init_main(init_ctx *c) {
   if (selffd < 0) init_fail(c->sync, err);
   cleanup_free char *exe = NULL;
   TRY(crt_find_executable(p, &exe, &err));
+  /* made before any seccomp filter can refuse memfd_create */
+  int stub = c->use_stub ? crt_stub_open(&err) : -1;
+  if (c->use_stub && stub < 0) init_fail(c->sync, err);
   crt_seccomp_filter *filter = NULL;
   const crt_seccomp *sc = spec->linux_ ? spec->linux_->seccomp : NULL;
   if (sc) TRY(crt_seccomp_compile(sc, &filter, &err));
@@ -212,6 +217,15 @@ static void init_main(init_ctx *c) {
   prctl(PR_SET_PDEATHSIG, 0);
   crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
   close(c->sync);
+  bool late = filter && p->no_new_privileges && !listener, stub_failed = false;
+  if (stub >= 0) {
+    /* The stub parks on the FIFO, loads a late filter and execs. */
+    crt_reset_signals();
+    crt_cloexec_fds_from(3 + preserve);
+    crt_stub_args sa = {.stub = stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
+                        .filter = late ? filter : NULL, .exit_code = 1, .exe = exe, .argv = p->args.v, .envp = envp};
+    stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
+  }
 
   /* Parked until `start` opens the other end.  The write end is
    * O_CLOEXEC: start reads EOF exactly when execve has happened. */
@@ -222,7 +236,8 @@ static void init_main(init_ctx *c) {
   close(c->fifo);
   close(selffd);
   if (write(wfd, "0", 1) != 1) _exit(1);
-  if (filter && p->no_new_privileges && !listener && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
+  if (stub_failed) goto fail_start;
+  if (late && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
   if (spec->hooks && spec->hooks->start_container.len &&
       crt_hooks_run(&spec->hooks->start_container, "startContainer", created_json(state_json), &err) < 0)
     goto fail_start;
@@ -466,8 +481,16 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   snprintf(cfg, sizeof cfg, "%s/config.json", bundle);
   crt_spec *spec = NULL;
   if (crt_spec_load(cfg, &spec, err) < 0) return -1;
+  /* crt-stub finishes most inits; the others need crt itself up to the
+   * user's execve, so crt runs from a sealed copy (CVE-2019-5736). */
+  bool use_stub = crt_stub_usable(spec, spec->process);
+  if (!use_stub && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
+    crt_spec_free(spec);
+    return -1;
+  }
   int rc = -1;
-  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1, .cgroup_fd = -1};
+  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1, .cgroup_fd = -1,
+                .use_stub = use_stub};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";

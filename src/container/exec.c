@@ -22,6 +22,7 @@
 #include "crt/log.h"
 #include "crt/process.h"
 #include "crt/security.h"
+#include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
 
@@ -32,6 +33,7 @@ typedef struct {
   int sync, errpipe, console;
   int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
+  bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
 } exec_ctx;
 
 static void child_fail(int errpipe, crt_err *err) {
@@ -68,6 +70,9 @@ static void exec_process(exec_ctx *c) {
   if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
   cleanup_free char *exe = NULL;
   XTRY(crt_find_executable(p, &exe, &err));
+  /* made before any seccomp filter can refuse memfd_create */
+  int stub = c->use_stub ? crt_stub_open(&err) : -1;
+  if (c->use_stub && stub < 0) child_fail(c->errpipe, err);
   crt_seccomp_filter *filter = NULL;
   const crt_seccomp *sc = c->spec->linux_ ? c->spec->linux_->seccomp : NULL;
   if (sc) XTRY(crt_seccomp_compile(sc, &filter, &err));
@@ -87,7 +92,9 @@ static void exec_process(exec_ctx *c) {
     child_fail(c->errpipe, err);
   }
   XTRY(crt_lsm_apply(p, &err));
-  if (filter && p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  /* with no_new_privs and no agent to serve, the stub loads the filter */
+  bool late = filter && p->no_new_privileges && !(sc && sc->listener_path);
+  if (filter && p->no_new_privileges && !(late && stub >= 0)) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
   if (notify_fd >= 0) {
     /* the seccomp agent gets the fd through the runtime, as for create */
     crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
@@ -97,6 +104,12 @@ static void exec_process(exec_ctx *c) {
   prctl(PR_SET_PDEATHSIG, 0);
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
+  if (stub >= 0) {
+    crt_stub_args sa = {.stub = stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
+                        .filter = late ? filter : NULL, .exit_code = 255, .exe = exe, .argv = p->args.v, .envp = envp};
+    crt_stub_exec(&sa, &err);
+    child_fail(c->errpipe, err);
+  }
   execve(exe, p->args.v, envp);
   crt_error(&err, errno, "exec %s", exe);
   child_fail(c->errpipe, err);
@@ -128,8 +141,9 @@ static int read_errpipe(int fd, crt_err **err) {
   cleanup_free char *buf = NULL;
   size_t len = 0;
   if (crt_read_fd(fd, 1 << 20, &buf, &len, err) < 0) return -1;
-  if (len) return crt_error(err, 0, "%s", buf);
-  return 0;
+  if (!len) return 0;
+  cleanup_free char *stub = crt_stub_message(buf);
+  return crt_error(err, 0, "%s", stub ? stub : buf);
 }
 
 static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid_t pid, crt_err **err) {
@@ -198,7 +212,8 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
     goto out;
   }
   exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
-                .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1};
+                .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1,
+                .use_stub = crt_stub_usable(NULL, o->process)};
   pid_t j = fork();
   if (j < 0) {
     crt_error(err, errno, "fork");

@@ -19,6 +19,7 @@
 #include "crt/fs.h"
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
+#include "crt/stub.h"
 #include "crt/log.h"
 #include "crt/process.h"
 #include "crt/testpoint.h"
@@ -109,8 +110,9 @@ static int await_exec(const crt_state *s, int fd, crt_err **err) {
     if (len >= sizeof buf - 1) break;
   }
   buf[len] = 0;
-  if (len > 1) return crt_error(err, 0, "%s", buf + 1);
-  return 0;
+  if (len <= 1) return 0;
+  cleanup_free char *stub = crt_stub_message(buf + 1);
+  return crt_error(err, 0, "%s", stub ? stub : buf + 1);
 }
 
 int crt_container_start(const char *root, const char *id, crt_err **err) {

@@ -340,6 +340,17 @@ int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err) {
   return 0;
 }
 
+int crt_seccomp_prog_fd(const crt_seccomp_filter *f, int *fd, unsigned *len, unsigned *flags, crt_err **err) {
+  cleanup_close int m = memfd_create("crt-seccomp-bpf", MFD_CLOEXEC);
+  if (m < 0) return crt_error(err, errno, SECCOMP_PATH ": memfd_create");
+  if (crt_write_all(m, f->prog, f->prog_len * sizeof *f->prog) < 0 || lseek(m, 0, SEEK_SET) < 0)
+    return crt_error(err, errno, SECCOMP_PATH ": writing the BPF program for crt-stub");
+  *len = (unsigned)f->prog_len;
+  *flags = f->flags;
+  *fd = crt_steal_fd(m);
+  return 0;
+}
+
 void crt_seccomp_filter_free(crt_seccomp_filter *f) {
   if (f == NULL) return;
   seccomp_release(f->ctx);

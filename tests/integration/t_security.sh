@@ -261,10 +261,11 @@ test_masked_and_readonly_paths() {
   assert_ne x "$(cat /proc/sys/kernel/hostname)" "host hostname"
 }
 
-# Guards src/linux/cloned_binary.c (CVE-2019-5736).  The attack: a process
-# in a container that shares the host pid namespace opens /proc/PID/exe of
-# the parked container init (which is still crt), keeps the fd, and once
-# start has exec'd the payload writes through it into the runtime binary.
+# Guards crt-stub (src/stub/crt-stub.c, src/linux/exec_stub.c) against
+# CVE-2019-5736.  The attack: a process in a container that shares the host
+# pid namespace opens /proc/PID/exe of the parked container init (which
+# would be crt), keeps the fd, and once start has exec'd the payload writes
+# through it into the runtime binary.  The parked init is the sealed stub.
 # Run against a copy of crt, so that a failure cannot damage ./crt.
 test_cve_2019_5736_cloned_binary() {
   local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
@@ -273,7 +274,7 @@ test_cve_2019_5736_cloned_binary() {
   make_bundle "$T/v" sleep 100
   "$victim" --root "$CRT_ROOT" create -b "$T/v" "$vid" </dev/null >/dev/null 2>&1 || fail "create victim"
   local pid; pid=$(state_field "$vid" pid)
-  assert_eq "/memfd:crt (deleted)" "$(readlink /proc/$pid/exe)" "exe of the parked init"
+  assert_eq "/memfd:crt-stub (deleted)" "$(readlink /proc/$pid/exe)" "exe of the parked init"
   # from the host: neither the running copy nor a reopen of it is writable
   python3 - "$pid" <<'PY' || fail "host could write to /proc/$pid/exe"
 import errno, os, sys
@@ -304,7 +305,7 @@ PY
   crt run -b "$T/a" "$aid" </dev/null >"$T/attack.out" 2>&1 &
   local apid=$!
   wait_for test -s "$T/shared/held" || fail "attacker could not open /proc/$pid/exe: $(cat "$T/attack.out")"
-  assert_eq "held=/memfd:crt (deleted)" "$(cat "$T/shared/held")" "what the attacker holds"
+  assert_eq "held=/memfd:crt-stub (deleted)" "$(cat "$T/shared/held")" "what the attacker holds"
   "$victim" --root "$CRT_ROOT" start "$vid" || fail "start victim"
   assert_eq sleep "$(cat /proc/$pid/comm)" "victim init after start"
   touch "$T/shared/go"
@@ -512,13 +513,17 @@ test_unknown_capability_in_config() {
   done
 }
 
-# Guards src/linux/cloned_binary.c for `crt exec` (CVE-2019-5736): the crt
-# process that enters the container runs from the sealed memfd too.  It is
-# caught in the act by exec'ing into a paused container: the freezer stops
-# it inside the container's cgroup, before its execve.
-test_cve_2019_5736_exec_runs_from_memfd() {
+# Guards crt-stub for `crt exec` (CVE-2019-5736): the process entering the
+# container is not dumpable while it runs crt, so a process of the
+# container cannot open its /proc/PID/exe; it is caught in the act by
+# exec'ing into a paused container (the freezer stops it in the cgroup,
+# before its execve) and looked at from a second container in the same pid
+# namespace.  Then the classic payload: a "#!/proc/self/exe" program exec'd
+# into the container runs the sealed stub, which refuses, never crt.
+test_cve_2019_5736_exec_entering_process() {
   local sum; sum=$(sha256sum <"$CRT_BIN")
   make_bundle "$T/b" sleep 100
+  printf '#!/proc/self/exe\n' >"$T/b/rootfs/evil"; chmod +x "$T/b/rootfs/evil"
   local id; id=$(new_id)
   crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
   local init; init=$(state_field "$id" pid)
@@ -530,22 +535,60 @@ test_cve_2019_5736_exec_runs_from_memfd() {
   local epid=$!
   wait_for sh -c 'test "$(wc -l <"$1")" -ge 2' - "$procs" || { crt resume "$id"; fail "exec'd process never reached the cgroup"; }
   local p; p=$(grep -vx "$init" "$procs" | head -1)
-  local exe; exe=$(readlink "/proc/$p/exe")
-  python3 - "$p" <<'PY'; local prc=$?
-import errno, os, sys
-try:
-    os.open("/proc/%s/exe" % sys.argv[1], os.O_WRONLY)
-except OSError as e:
-    sys.exit(0 if e.errno in (errno.ETXTBSY, errno.EPERM) else "open: %s" % e)
-sys.exit("opened the exe of the entering process for writing")
-PY
+  local nspid; nspid=$(awk '/^NSpid:/ {print $NF}' "/proc/$p/status")
+  make_bundle "$T/peek" sh -c "readlink /proc/$nspid/exe; exec 5</proc/$nspid/exe && echo opened"
+  bundle_edit "$T/peek" "[n.update(path='/proc/$init/ns/pid') for n in c['linux']['namespaces'] if n['type']=='pid']"
+  run_rc crt run -b "$T/peek" "$(new_id)" </dev/null
+  local peek=$out
   crt resume "$id" || fail "resume"
   wait "$epid"; local erc=$?
-  assert_eq "/memfd:crt (deleted)" "$exe" "exe of the process entering the container"
-  assert_eq 0 "$prc" "host open of its exe for writing"
+  assert_contains "$peek" "Permission denied"
+  case $peek in *opened*|*/crt*) fail "a container process reached the exe of the entering crt: $peek" ;; esac
   assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
   assert_eq entered "$(cat "$T/exec.out")" "exec output"
+  run_rc crt exec "$id" /evil </dev/null
+  assert_eq 127 "$rc" "exit of the #!/proc/self/exe payload"
+  assert_contains "$out" "crt-stub: part of crt, not a program to run"
   assert_eq "$sum" "$(sha256sum <"$CRT_BIN")" "hash of ./crt"
+  crt delete -f "$id"
+}
+
+# Guards crt_stub_usable (src/linux/exec_stub.c): with startContainer hooks
+# (which run after the FIFO, in the container) crt runs from a sealed copy
+# of itself up to the user's execve instead of ending in the stub.
+test_start_container_hook_runs_from_sealed_copy() {
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['hooks']={'startContainer':[{'path':'/bin/true','args':['true']}]}"
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "/memfd:crt (deleted)" "$(readlink /proc/$pid/exe)" "exe of the parked init"
+  crt start "$id" || fail "start"
+  assert_eq sleep "$(cat /proc/$pid/comm)" "init after start"
+  crt delete -f "$id"
+}
+
+# Guards the failure record of crt-stub (crt_stub_message): an execve that
+# fails at start (a file marked executable that is no program) is reported
+# by start (exit 1) and by exec (exit 255) with the errno, and the
+# container's init is gone.
+test_stub_exec_failure_reported() {
+  make_bundle "$T/b" /garbage
+  printf 'not a program\n' >"$T/b/rootfs/garbage"; chmod +x "$T/b/rootfs/garbage"
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  run_rc crt start "$id"
+  assert_eq 1 "$rc" "start of a non-program"
+  assert_contains "$out" "unable to start container process: exec /garbage: Exec format error"
+  wait_eval '[ "$(state_field "$id" status)" = stopped ]' || fail "init still there: $(state_field "$id" status)"
+  crt delete -f "$id"
+  make_bundle "$T/s" sleep 100
+  cp "$T/b/rootfs/garbage" "$T/s/rootfs/garbage"
+  id=$(new_id)
+  crt run -d -b "$T/s" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt exec "$id" /garbage
+  assert_eq 255 "$rc" "exec of a non-program"
+  assert_contains "$out" "exec failed: unable to start container process: exec /garbage: Exec format error"
   crt delete -f "$id"
 }
 

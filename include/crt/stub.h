@@ -1,0 +1,38 @@
+/* crt-stub: what a container process execs when crt is done with it
+ * (src/stub/crt-stub.c, src/linux/exec_stub.c). */
+#ifndef CRT_STUB_H
+#define CRT_STUB_H
+
+#include <stdbool.h>
+
+#include "crt/error.h"
+#include "crt/security.h"
+#include "crt/spec.h"
+
+/* A sealed, executable memfd holding crt-stub (O_CLOEXEC). */
+int crt_stub_open(crt_err **err);
+
+/* False when the process needs crt itself up to its execve (LSM exec
+ * labels, startContainer hooks): then crt runs from a sealed copy of its
+ * own binary instead (crt_ensure_cloned_binary). */
+bool crt_stub_usable(const crt_spec *spec, const crt_process *p);
+
+typedef struct {
+  int stub;                         /* crt_stub_open() */
+  int selffd, fifo;                 /* create: reopen the FIFO through our fd dir, or -1 */
+  int errfd;                        /* exec: the error pipe, or -1 */
+  const crt_seccomp_filter *filter; /* loaded by the stub, or NULL */
+  int exit_code;                    /* when the stub fails */
+  const char *exe;
+  char *const *argv, *const *envp;
+} crt_stub_args;
+
+/* Execs the stub, which execs exe; returns only on failure.  The caller
+ * has made every other fd above its preserved ones O_CLOEXEC. */
+int crt_stub_exec(const crt_stub_args *a, crt_err **err);
+
+/* The message for a failure record the stub wrote ("\1ERRNO:CONTEXT"),
+ * malloc'd; NULL when buf is not one. */
+char *crt_stub_message(const char *buf);
+
+#endif

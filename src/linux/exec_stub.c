@@ -1,0 +1,88 @@
+#define _GNU_SOURCE
+/* The runtime side of crt-stub (src/stub/crt-stub.c): a sealed memfd
+ * holding the stub, and the execve into it that ends crt's part of a
+ * container process. */
+#include "crt/stub.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "crt/fs.h"
+
+extern const unsigned char crt_stub_start[], crt_stub_end[];
+
+#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+int crt_stub_open(crt_err **err) {
+  /* Kernels >= 6.3 want the exec bit asked for (vm.memfd_noexec). */
+  cleanup_close int fd = memfd_create("crt-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL) fd = memfd_create("crt-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return crt_error(err, errno, "memfd_create for crt-stub");
+  if (crt_write_all(fd, crt_stub_start, (size_t)(crt_stub_end - crt_stub_start)) < 0)
+    return crt_error(err, errno, "writing crt-stub into its memfd");
+  if (fcntl(fd, F_ADD_SEALS, SEALS) < 0) return crt_error(err, errno, "sealing crt-stub");
+  return crt_steal_fd(fd);
+}
+
+bool crt_stub_usable(const crt_spec *spec, const crt_process *p) {
+  /* An LSM exec label applies to the next execve, which would be the
+   * stub's; startContainer hooks run after the FIFO, i.e. after the stub
+   * took over.  Both stay with crt running from a sealed copy of itself. */
+  if (p && ((p->apparmor_profile && *p->apparmor_profile) || (p->selinux_label && *p->selinux_label))) return false;
+  if (spec && spec->hooks && spec->hooks->start_container.len) return false;
+  return true;
+}
+
+static int keep_open(int fd) { return fd < 0 ? 0 : fcntl(fd, F_SETFD, 0); }
+
+int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
+  int bpf = -1;
+  unsigned len = 0, flags = 0;
+  if (a->filter && crt_seccomp_prog_fd(a->filter, &bpf, &len, &flags, err) < 0) return -1;
+  if (keep_open(a->selffd) < 0 || keep_open(a->fifo) < 0 || keep_open(a->errfd) < 0 || keep_open(bpf) < 0) {
+    crt_error(err, errno, "passing fds to crt-stub");
+    goto fail;
+  }
+  size_t n = 0;
+  while (a->envp && a->envp[n]) n++;
+  char **envp = calloc(n + 2, sizeof *envp);
+  char *param = NULL;
+  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %u %u %d %s", a->selffd, a->fifo, a->errfd, bpf, len, flags,
+                        a->exit_code, a->exe) < 0) {
+    free(envp);
+    crt_error(err, ENOMEM, "crt-stub parameters");
+    goto fail;
+  }
+  envp[0] = param;
+  if (n) memcpy(envp + 1, a->envp, n * sizeof *envp);
+  syscall(SYS_execveat, a->stub, "", a->argv, envp, AT_EMPTY_PATH);
+  /* a seccomp filter may allow execve but not execveat */
+  char path[40];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", a->stub);
+  execve(path, a->argv, envp);
+  crt_error(err, errno, "exec crt-stub");
+  free(param);
+  free(envp);
+fail:
+  if (bpf >= 0) close(bpf);
+  return -1;
+}
+
+char *crt_stub_message(const char *buf) {
+  if (buf[0] != '\1') return NULL;
+  char *end = NULL;
+  long e = strtol(buf + 1, &end, 10);
+  if (end == buf + 1 || *end != ':') return NULL;
+  char *m = NULL;
+  if (asprintf(&m, "unable to start container process: %s: %s", end + 1, strerror((int)e)) < 0) return NULL;
+  return m;
+}

@@ -1,0 +1,149 @@
+/* crt-stub: the last program a container process runs before the user's.
+ *
+ * crt's init and the process of `crt exec` do all their setup running crt
+ * itself, then exec this small static program from a sealed memfd
+ * (src/linux/exec_stub.c).  It waits on the exec FIFO, loads a late
+ * seccomp filter and execs the user program.  So the /proc/PID/exe of a
+ * parked init, and the /proc/self/exe that a "#!/proc/self/exe" user
+ * program resolves to at execve (CVE-2019-5736), are the sealed stub and
+ * never crt's binary on disk, and crt does not have to re-execute all of
+ * itself from a memfd on every create and exec.
+ *
+ * Freestanding: no libc, raw system calls (x86_64, aarch64).  The caller
+ * passes its parameters in envp[0], which the user program does not get:
+ *   _CRT_STUB=SELFFD FIFO ERRFD BPFFD BPFLEN BPFFLAGS EXIT EXE
+ * (-1 for an fd that is not used); argv is the user program's.  A failure
+ * is written to the error fd as "\1ERRNO:CONTEXT", which crt turns into
+ * its usual message (crt_stub_message). */
+#include <asm/unistd.h>
+#include <linux/errno.h>
+#include <linux/fcntl.h>
+#include <linux/filter.h>
+#include <linux/prctl.h>
+#include <linux/seccomp.h>
+
+#define PARAM "_CRT_STUB="
+
+#if defined(__x86_64__)
+__asm__(".text\n.globl _start\n_start:\n xor %ebp, %ebp\n mov %rsp, %rdi\n and $-16, %rsp\n call stub_main\n hlt\n");
+
+static long sys(long n, long a, long b, long c, long d, long e) {
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  long ret;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+  return ret;
+}
+#elif defined(__aarch64__)
+__asm__(".text\n.globl _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\n bl stub_main\n brk #0\n");
+
+static long sys(long n, long a, long b, long c, long d, long e) {
+  register long x8 __asm__("x8") = n;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  register long x3 __asm__("x3") = d;
+  register long x4 __asm__("x4") = e;
+  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
+  return x0;
+}
+#else
+#error "crt-stub: unsupported architecture"
+#endif
+
+__attribute__((noreturn)) static void leave(long code) {
+  for (;;) sys(__NR_exit_group, code, 0, 0, 0, 0);
+}
+
+static long num(const char **s) {
+  long v = 0, neg = 0;
+  while (**s == ' ') (*s)++;
+  if (**s == '-') neg = 1, (*s)++;
+  while (**s >= '0' && **s <= '9') v = v * 10 + (*(*s)++ - '0');
+  return neg ? -v : v;
+}
+
+static int has_prefix(const char *s, const char *pre) {
+  while (*pre)
+    if (*s++ != *pre++) return 0;
+  return 1;
+}
+
+static unsigned long fmt_num(char *out, unsigned long v) {
+  char tmp[24];
+  unsigned long n = 0, i = 0;
+  do tmp[n++] = (char)('0' + v % 10);
+  while (v /= 10);
+  while (n) out[i++] = tmp[--n];
+  return i;
+}
+
+/* "\1ERRNO:WHATARG" on fd, then exit. */
+__attribute__((noreturn)) static void fail(long fd, long neg_errno, const char *what, const char *arg, long code) {
+  char buf[4096];
+  unsigned long n = 0;
+  buf[n++] = 1;
+  n += fmt_num(buf + n, (unsigned long)-neg_errno);
+  buf[n++] = ':';
+  for (const char *s = what; *s && n < sizeof buf; s++) buf[n++] = *s;
+  for (const char *s = arg; s && *s && n < sizeof buf; s++) buf[n++] = *s;
+  if (fd >= 0) sys(__NR_write, fd, (long)buf, (long)n, 0, 0);
+  leave(code);
+}
+
+static struct sock_filter prog[BPF_MAXINSNS];
+
+static long load_filter(long fd, long len, long flags) {
+  if (len <= 0 || len > BPF_MAXINSNS) return -EINVAL;
+  unsigned long want = (unsigned long)len * sizeof prog[0], got = 0;
+  while (got < want) {
+    long n = sys(__NR_read, fd, (long)prog + (long)got, (long)(want - got), 0, 0);
+    if (n == -EINTR) continue;
+    if (n <= 0) return n < 0 ? n : -EIO;
+    got += (unsigned long)n;
+  }
+  sys(__NR_close, fd, 0, 0, 0, 0);
+  struct sock_fprog fp = {.len = (unsigned short)len, .filter = prog};
+  long r = sys(__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, (long)&fp, 0, 0);
+  if (r == -ENOSYS && flags == 0) r = sys(__NR_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (long)&fp, 0, 0);
+  return r < 0 ? r : 0;
+}
+
+__attribute__((noreturn, used)) void stub_main(long *sp) {
+  long argc = sp[0];
+  char **argv = (char **)(sp + 1);
+  char **envp = argv + argc + 1;
+  /* exec made us dumpable again: stay out of reach until the user's execve */
+  sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
+  const char *p = envp[0];
+  if (!p || !has_prefix(p, PARAM)) {
+    static const char msg[] = "crt-stub: part of crt, not a program to run\n";
+    sys(__NR_write, 2, (long)msg, sizeof msg - 1, 0, 0);
+    leave(127);
+  }
+  p += sizeof PARAM - 1;
+  long selffd = num(&p), fifo = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p),
+       bpfflags = num(&p), code = num(&p);
+  if (*p == ' ') p++;
+  const char *exe = p;
+  if (fifo >= 0) {
+    /* Parked here until `start` opens the FIFO for reading.  The write end
+     * is O_CLOEXEC: start reads EOF exactly when execve has happened. */
+    char name[24];
+    name[fmt_num(name, (unsigned long)fifo)] = 0;
+    long w = sys(__NR_openat, selffd, (long)name, O_WRONLY | O_CLOEXEC, 0, 0);
+    if (w < 0) leave(code);
+    sys(__NR_close, fifo, 0, 0, 0, 0);
+    sys(__NR_close, selffd, 0, 0, 0, 0);
+    if (sys(__NR_write, w, (long)"0", 1, 0, 0) != 1) leave(code);
+    errfd = w;
+  } else if (errfd >= 0) {
+    sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);
+  }
+  if (bpffd >= 0) {
+    long r = load_filter(bpffd, bpflen, bpfflags);
+    if (r < 0) fail(errfd, r, "loading the seccomp filter", 0, code);
+  }
+  long r = sys(__NR_execve, (long)exe, (long)argv, (long)(envp + 1), 0, 0);
+  fail(errfd, r, "exec ", exe, code);
+}
