@@ -10,13 +10,16 @@
  *   cgroup: resources, device filter,
  *   join (v1, or v2 fallback),
  *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
- *                                   mounts
+ *                                   mounts (born in the cgroup: all this
+ *                                   while the parent configures it, and
+ *                                   CGROUP_DONE is awaited here)
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
  *   PRESTART_DONE ----------------> createContainer hooks, pivot_root,
  *                                   terminal, masked paths, user, caps
  *            <-------------------- READY
- *   state.json, pid file, exit      open(exec.fifo) blocks until `start`
+ *   state.json, pid file, exit      exec crt-stub, whose open(exec.fifo)
+ *                                   blocks until `start`
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,7 +63,8 @@ typedef struct {
   int lock;         /* the state dir's flock: the init must not hold it */
   int cgroup_fd;    /* v2: the prepared cgroup to clone the init into, or -1 */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
-  bool cgroup_made; /* v2: made and configured before the clone */
+  bool cgroup_made; /* v2: made before the clone (configured after it) */
+  const char *cgroup_path; /* the cgroup, when cgroup_made */
   bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
   bool new_userns;
   bool new_cgroupns;
@@ -117,8 +121,13 @@ static void init_main(init_ctx *c) {
       init_fail(c->sync, err);
     }
   }
-  TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  char *cgroup_path = strdup(m->data);
+  /* Born in its final cgroup (v2, made before the clone, clone3): the
+   * parent's cgroup configuration overlaps our mounts, and CGROUP_DONE is
+   * only awaited before the prestart hooks.  Otherwise the parent moves us
+   * into the cgroup first (the cgroup namespace is rooted where we are). */
+  bool early = c->cgroup_made && crt_born_in_cgroup;
+  if (!early) TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  char *cgroup_path = strdup(early ? c->cgroup_path : m->data);
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     init_fail(c->sync, err);
@@ -143,6 +152,7 @@ static void init_main(init_ctx *c) {
   if (mntns) TRY(crt_rootfs_prepare(&rc, &err));
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc.idmap_fds = c->idmap_fds = NULL;
+  if (early) TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
   TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   char *state_json = strdup(m->data);
@@ -563,6 +573,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
   if (c.new_userns && crt_idmap_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
   if (prepare_cgroup(&c, s, err) < 0) goto out;
+  c.cgroup_path = s->cgroup_path;
   if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   c.cgroup_fd = -1;

@@ -47,8 +47,9 @@ rel_traces() {
   grep -F -- "$id" /proc/self/mountinfo | sed 's/^/mount /'
   grep -F -- "$T/" /proc/self/mountinfo | sed 's/^/mount /'
   if [ -n "$marker" ]; then pgrep -af -- "$marker" | sed 's/^/process /'; fi
-  # Before start the init still runs crt's code (its argv names the id), and
-  # it sits in the container's cgroup.
+  # Until it parks the init runs crt's code (its argv names the id); parked,
+  # it is crt-stub with the user's argv (the marker); always it sits in
+  # the container's cgroup.
   pgrep -af -- "$CRT_ROOT .* $id\$" | sed 's/^/process /'
   grep -lE -- "/$id\$" /proc/[0-9]*/cgroup 2>/dev/null | sed 's/^/process in cgroup /'
   return 0
@@ -393,6 +394,10 @@ test_crash_at_named_points() {
   done
   echo "states after SIGKILL at named points:$report"
 }
+
+# The same on cgroup v2, where the init is born in a cgroup made before the
+# clone and does its mounts while the parent configures that cgroup.
+test_crash_at_named_points_cgroup2() { in_cg2 test_crash_at_named_points; }
 
 # corrupt_state HOW: a created container whose state.json is then damaged.
 corrupt_state() {
