@@ -24,6 +24,7 @@ typedef struct {
   bool ready;              /* the init reached the exec FIFO (create finished) */
   bool systemd;            /* cgroup made through systemd */
   char *dir;               /* the state directory (not serialised) */
+  char *rescue;            /* the rescue line this process last wrote (not serialised) */
   crt_kvv annotations;
 } crt_state;
 
@@ -41,9 +42,9 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
  * ("PATH: corrupt state file ...", errnum EINVAL). */
 int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir, const char *path_for_messages,
                     crt_state **out, crt_err **err);
-int crt_state_save(const char *root, const crt_state *s, crt_err **err);
+int crt_state_save(const char *root, crt_state *s, crt_err **err);
 /* Only the rescue file (pid, start time, cgroup) that delete --force reads. */
-int crt_state_save_rescue(const char *root, const crt_state *s, crt_err **err);
+int crt_state_save_rescue(const char *root, crt_state *s, crt_err **err);
 void crt_state_free(crt_state *s);
 /* The minimal state (pid, start time, cgroup) kept beside state.json for
  * cleaning up a container whose state.json is unreadable; -1 if none. */

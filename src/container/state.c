@@ -46,6 +46,7 @@ void crt_state_free(crt_state *s) {
   free(s->owner);
   free(s->cgroup_path);
   free(s->dir);
+  free(s->rescue);
   for (size_t i = 0; i < s->annotations.len; i++) {
     free(s->annotations.v[i].key);
     free(s->annotations.v[i].value);
@@ -164,16 +165,22 @@ char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty) {
 /* A one-line copy of what cleanup needs, so that delete --force can still
  * kill the init and remove its cgroup when state.json is corrupt or not
  * written yet. */
-int crt_state_save_rescue(const char *root, const crt_state *s, crt_err **err) {
+int crt_state_save_rescue(const char *root, crt_state *s, crt_err **err) {
   char dir[PATH_MAX], rescue[PATH_MAX + 8], line[PATH_MAX + 64];
   if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
   snprintf(rescue, sizeof rescue, "%s/init", dir);
   int n = snprintf(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
                    s->cgroup_path ? s->cgroup_path : "");
-  return crt_write_file_atomic(rescue, line, (size_t)n, 0600, err);
+  /* create saves the state twice with the same pid and cgroup, holding
+   * the lock throughout: what it wrote the first time is still there */
+  if (s->rescue && strcmp(s->rescue, line) == 0) return 0;
+  if (crt_write_file_atomic(rescue, line, (size_t)n, 0600, err) < 0) return -1;
+  free(s->rescue);
+  s->rescue = strdup(line);
+  return 0;
 }
 
-int crt_state_save(const char *root, const crt_state *s, crt_err **err) {
+int crt_state_save(const char *root, crt_state *s, crt_err **err) {
   char dir[PATH_MAX], path[PATH_MAX];
   if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
   snprintf(path, sizeof path, "%s/state.json", dir);

@@ -1,0 +1,153 @@
+#define _GNU_SOURCE
+/* crt-stub (src/stub/crt-stub.c) through its runtime side
+ * (src/linux/exec_stub.c): each exec happens in a forked child. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "crt/fs.h"
+#include "crt/stub.h"
+
+/* Runs crt_stub_exec in a child with stdout and the error fd on pipes;
+ * returns the exit status, out/errout get what came back. */
+static int run_stub(const char *exe, char *const *argv, char *const *envp, char *out, size_t outlen, char *errout,
+                    size_t errlen) {
+  int po[2], pe[2];
+  assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+  assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(po[1], 1);
+    crt_err *err = NULL;
+    int stub = crt_stub_open(&err);
+    if (stub < 0) _exit(90);
+    crt_stub_args a = {.stub = stub, .selffd = -1, .fifo = -1, .errfd = pe[1], .exit_code = 42,
+                       .exe = exe, .argv = argv, .envp = envp};
+    crt_stub_exec(&a, &err);
+    _exit(91);
+  }
+  close(po[1]);
+  close(pe[1]);
+  ssize_t n = read(po[0], out, outlen - 1);
+  out[n > 0 ? n : 0] = 0;
+  n = read(pe[0], errout, errlen - 1);
+  errout[n > 0 ? n : 0] = 0;
+  close(po[0]);
+  close(pe[0]);
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st));
+  return WEXITSTATUS(st);
+}
+
+/* The user program gets exactly its argv and env: no _CRT_STUB. */
+static void test_execs_with_the_users_argv_and_env(void **state) {
+  (void)state;
+  char *argv[] = {"sh", "-c", "echo \"$0|$1|$FOO|$(env | grep -c _CRT_STUB)\"", "zero", "one", NULL};
+  char *envp[] = {"FOO=bar", "PATH=/bin:/usr/bin", NULL};
+  char out[256], err[256];
+  assert_int_equal(run_stub("/bin/sh", argv, envp, out, sizeof out, err, sizeof err), 0);
+  assert_string_equal(out, "zero|one|bar|0\n");
+  assert_string_equal(err, ""); /* the error fd was closed at execve */
+}
+
+/* A failed execve comes back as a record, with the caller's exit code. */
+static void test_failure_record(void **state) {
+  (void)state;
+  char *argv[] = {"nope", NULL};
+  char *envp[] = {NULL};
+  char out[64], err[256];
+  assert_int_equal(run_stub("/nonexistent/nope", argv, envp, out, sizeof out, err, sizeof err), 42);
+  assert_string_equal(err, "\1" "2:exec /nonexistent/nope");
+  char *m = crt_stub_message(err);
+  assert_non_null(m);
+  assert_string_equal(m, "unable to start container process: exec /nonexistent/nope: No such file or directory");
+  free(m);
+}
+
+static void test_message_only_for_records(void **state) {
+  (void)state;
+  assert_null(crt_stub_message("unable to start container process: plain text"));
+  assert_null(crt_stub_message("\1abc:x"));
+  assert_null(crt_stub_message("\1" "13"));
+  assert_null(crt_stub_message(""));
+  char *m = crt_stub_message("\1" "13:loading the seccomp filter");
+  assert_string_equal(m, "unable to start container process: loading the seccomp filter: Permission denied");
+  free(m);
+}
+
+/* Run without its parameters (a "#!/proc/self/exe" payload) it refuses. */
+static void test_refuses_to_run_bare(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  int stub = crt_stub_open(&err);
+  assert_true(stub >= 0);
+  int seals = fcntl(stub, F_GET_SEALS);
+  int want = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+  assert_int_equal(seals & want, want);
+  assert_true(write(stub, "x", 1) < 0 && errno == EPERM);
+  int pe[2];
+  assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pe[1], 2);
+    char *argv[] = {"/proc/self/exe", "/evil", NULL};
+    char *envp[] = {"PATH=/bin", NULL};
+    fexecve(stub, argv, envp);
+    _exit(91);
+  }
+  close(pe[1]);
+  char buf[128] = {0};
+  ssize_t n = read(pe[0], buf, sizeof buf - 1);
+  assert_true(n > 0);
+  assert_string_equal(buf, "crt-stub: part of crt, not a program to run\n");
+  int st;
+  waitpid(pid, &st, 0);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 127);
+  close(pe[0]);
+  close(stub);
+}
+
+static void test_usable(void **state) {
+  (void)state;
+  crt_process p = {0};
+  assert_true(crt_stub_usable(NULL, &p));
+  p.apparmor_profile = "";
+  assert_true(crt_stub_usable(NULL, &p));
+  p.apparmor_profile = "docker-default";
+  assert_false(crt_stub_usable(NULL, &p));
+  p.apparmor_profile = NULL;
+  p.selinux_label = "system_u:system_r:container_t:s0";
+  assert_false(crt_stub_usable(NULL, &p));
+  p.selinux_label = NULL;
+  crt_hook h = {.path = "/bin/true"};
+  crt_hooks hooks = {.poststart = {.v = &h, .len = 1}};
+  crt_spec spec = {.process = &p, .hooks = &hooks};
+  assert_true(crt_stub_usable(&spec, &p));
+  hooks.start_container = (crt_hookv){.v = &h, .len = 1};
+  assert_false(crt_stub_usable(&spec, &p));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_execs_with_the_users_argv_and_env),
+      cmocka_unit_test(test_failure_record),
+      cmocka_unit_test(test_message_only_for_records),
+      cmocka_unit_test(test_refuses_to_run_bare),
+      cmocka_unit_test(test_usable),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
