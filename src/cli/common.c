@@ -88,6 +88,9 @@ int crt_parse_signal(const char *s) {
     int base = strncasecmp(n, "RTMIN", 5) == 0 ? SIGRTMIN : SIGRTMAX;
     const char *off = n + 5;
     if (*off == 0) return base;
+    /* only "+N" or "-N", as runc's names RTMIN+1 .. RTMAX-1 (strtol alone
+     * took "RTMIN3" and "RTMIN 3") */
+    if ((*off != '+' && *off != '-') || !isdigit((unsigned char)off[1])) return -1;
     char *end;
     long v = strtol(off, &end, 10);
     if (*end) return -1;

@@ -64,6 +64,11 @@ static void test_signal_offsets(void **state) {
   assert_int_equal(crt_parse_signal("RTMIN+4294967297"), -1);
   assert_int_equal(crt_parse_signal("RTMIN+99999999999999999999999"), -1);
   assert_int_equal(crt_parse_signal("RTMAX-9223372036854775808"), -1);
+  /* strtol alone took these */
+  assert_int_equal(crt_parse_signal("RTMIN3"), -1);
+  assert_int_equal(crt_parse_signal("RTMIN 3"), -1);
+  assert_int_equal(crt_parse_signal("RTMIN+ 3"), -1);
+  assert_int_equal(crt_parse_signal("RTMAX--1"), -1);
   assert_int_equal(crt_parse_signal("KILL"), SIGKILL);
   assert_int_equal(crt_parse_signal("sigterm"), SIGTERM);
   assert_int_equal(crt_parse_signal("9"), 9);
