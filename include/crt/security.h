@@ -16,6 +16,10 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
  * an SCMP_ACT_NOTIFY rule exists (else -1). */
 int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err);
 void crt_seccomp_filter_free(crt_seccomp_filter *f);
+/* Whether the profile lets every call of syscall name through: named only
+ * in ALLOW/LOG rules without conditions, or not named and allowed by the
+ * default action. */
+bool crt_seccomp_allows(const crt_seccomp *s, const char *name);
 /* The BPF program in a memfd at offset 0 (O_CLOEXEC), for crt-stub to load:
  * its length in instructions and the seccomp(2) flags. */
 int crt_seccomp_prog_fd(const crt_seccomp_filter *f, int *fd, unsigned *len, unsigned *flags, crt_err **err);

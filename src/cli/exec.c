@@ -10,7 +10,6 @@
 #include "crt/container.h"
 #include "crt/lifecycle.h"
 #include "crt/security.h"
-#include "crt/stub.h"
 
 static int strv_push(crt_strv *v, const char *s) {
   char **n = realloc(v->v, (v->len + 2) * sizeof(char *));
@@ -208,11 +207,6 @@ int crt_cmd_exec(int argc, char **argv) {
     }
     if (apply_flags(spec->process, &f, nargs - 1, argv + optind + 1, argv[0]) < 0) goto out;
     o.process = spec->process;
-  }
-  /* see crt_container_create: most processes end in crt-stub */
-  if (!crt_stub_usable(NULL, o.process) && crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) {
-    rc = crt_fail(err);
-    goto out;
   }
   if (!o.detach) prctl(PR_SET_CHILD_SUBREAPER, 1);
   int status = 255;

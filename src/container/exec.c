@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
+#include "crt/cli.h"
 #include "crt/container.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
@@ -206,6 +207,9 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
   if (check_status(s, o, err) < 0) goto out;
   if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  /* see crt_container_create: most processes end in crt-stub */
+  bool use_stub = crt_stub_usable(spec, o->process);
+  if (!use_stub && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) goto out;
   if (open_console(o, &console, &ours_tty, err) < 0) goto out;
   if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
     crt_error(err, errno, "pipe");
@@ -213,7 +217,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   }
   exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
                 .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1,
-                .use_stub = crt_stub_usable(NULL, o->process)};
+                .use_stub = use_stub};
   pid_t j = fork();
   if (j < 0) {
     crt_error(err, errno, "fork");

@@ -340,6 +340,23 @@ int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err) {
   return 0;
 }
 
+static bool allowing(const char *action) {
+  return action && (!strcmp(action, "SCMP_ACT_ALLOW") || !strcmp(action, "SCMP_ACT_LOG"));
+}
+
+bool crt_seccomp_allows(const crt_seccomp *s, const char *name) {
+  bool named = false;
+  for (size_t i = 0; i < s->n_syscalls; i++) {
+    const crt_seccomp_syscall *sc = &s->syscalls[i];
+    for (size_t j = 0; j < sc->names.len; j++) {
+      if (strcmp(sc->names.v[j], name) != 0) continue;
+      if (!allowing(sc->action) || sc->n_args) return false;
+      named = true;
+    }
+  }
+  return named || allowing(s->default_action);
+}
+
 int crt_seccomp_prog_fd(const crt_seccomp_filter *f, int *fd, unsigned *len, unsigned *flags, crt_err **err) {
   cleanup_close int m = memfd_create("crt-seccomp-bpf", MFD_CLOEXEC);
   if (m < 0) return crt_error(err, errno, SECCOMP_PATH ": memfd_create");

@@ -139,6 +139,35 @@ test_seccomp_without_nnp() {
   crt delete -f "$id"
 }
 
+# Guards the seccomp rule of crt_stub_usable (src/linux/exec_stub.c): a
+# filter that crt loads itself (no noNewPrivileges) also sees the stub's
+# execveat.  An allow-list that permits it ends in the stub; one made for
+# execve alone (defaultAction KILL) keeps crt's own single execve from a
+# sealed copy, and both run.  The list also holds what crt calls between
+# loading the filter and its execve (setresuid, capset, sendmsg ...).
+test_seccomp_early_filter_and_the_stub() {
+  local list without n=0
+  without=$(echo "$ALLOW_LIST" | sed "s/'execveat',//")
+  for list in "$ALLOW_LIST" "$without"; do
+    n=$((n + 1))
+    make_bundle "$T/b$n" sleep 100
+    bundle_edit "$T/b$n" "c['process']['noNewPrivileges']=False; c['linux']['seccomp']={'defaultAction':'SCMP_ACT_KILL_PROCESS','architectures':['SCMP_ARCH_X86_64'],'syscalls':[{'names':$list,'action':'SCMP_ACT_ALLOW'},{'names':['nanosleep','clock_nanosleep','setgroups','setresgid','setresuid','capget','capset','sendmsg','recvmsg'],'action':'SCMP_ACT_ALLOW'}]}"
+    local id; id=$(new_id)
+    crt create -b "$T/b$n" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+    local pid; pid=$(state_field "$id" pid)
+    local exe; exe=$(readlink /proc/$pid/exe)
+    crt start "$id" || fail "start"
+    assert_eq running "$(state_field "$id" status)" "status with the filter"
+    assert_eq sleep "$(cat /proc/$pid/comm)" "init after start"
+    crt delete -f "$id"
+    if [ "$list" = "$ALLOW_LIST" ]; then
+      assert_eq "/memfd:crt-stub (deleted)" "$exe" "parked init, execveat allowed"
+    else
+      assert_eq "/memfd:crt (deleted)" "$exe" "parked init, execveat not allowed"
+    fi
+  done
+}
+
 # start_agent ERRNO [CONNECTIONS]: builds and starts tests/lib/seccomp_agent.c on
 # $T/agent.sock; sets $agent_pid.
 start_agent() {

@@ -141,6 +141,40 @@ static void test_usable(void **state) {
   assert_false(crt_stub_usable(&spec, &p));
 }
 
+/* A filter crt loads before the stub (no noNewPrivileges) must let the
+ * stub's execveat through; with noNewPrivileges the stub loads it. */
+static void test_usable_with_seccomp(void **state) {
+  (void)state;
+  char *allow_names[] = {"execve", "execveat", "read"};
+  char *execve_only[] = {"execve", "read"};
+  crt_seccomp_syscall rule = {.names = {.v = allow_names, .len = 3}, .action = "SCMP_ACT_ALLOW"};
+  crt_seccomp sc = {.default_action = "SCMP_ACT_ERRNO", .syscalls = &rule, .n_syscalls = 1};
+  crt_linux lx = {.seccomp = &sc};
+  crt_process p = {.no_new_privileges = false};
+  crt_spec spec = {.process = &p, .linux_ = &lx};
+  assert_true(crt_seccomp_allows(&sc, "execveat"));
+  assert_true(crt_stub_usable(&spec, &p));
+  rule.names = (crt_strv){.v = execve_only, .len = 2};
+  assert_false(crt_seccomp_allows(&sc, "execveat"));
+  assert_false(crt_stub_usable(&spec, &p));
+  p.no_new_privileges = true; /* loaded by the stub, after its own exec */
+  assert_true(crt_stub_usable(&spec, &p));
+  sc.listener_path = "/run/agent.sock"; /* but a notify agent needs crt */
+  assert_false(crt_stub_usable(&spec, &p));
+  sc.listener_path = NULL;
+  p.no_new_privileges = false;
+  sc.default_action = "SCMP_ACT_ALLOW";
+  assert_true(crt_seccomp_allows(&sc, "execveat"));
+  rule.names = (crt_strv){.v = allow_names, .len = 3};
+  rule.action = "SCMP_ACT_ERRNO";
+  assert_false(crt_seccomp_allows(&sc, "execveat"));
+  rule.action = "SCMP_ACT_ALLOW";
+  crt_seccomp_arg arg = {.index = 0, .value = 1, .op = CRT_OP_EQ};
+  rule.args = &arg;
+  rule.n_args = 1; /* allowed only for some arguments */
+  assert_false(crt_seccomp_allows(&sc, "execveat"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_execs_with_the_users_argv_and_env),
@@ -148,6 +182,7 @@ int main(void) {
       cmocka_unit_test(test_message_only_for_records),
       cmocka_unit_test(test_refuses_to_run_bare),
       cmocka_unit_test(test_usable),
+      cmocka_unit_test(test_usable_with_seccomp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
