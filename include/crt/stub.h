@@ -12,10 +12,11 @@
 /* A sealed, executable memfd holding crt-stub (O_CLOEXEC). */
 int crt_stub_open(crt_err **err);
 
-/* False when the process needs crt itself up to its execve (LSM exec
- * labels, startContainer hooks): then crt runs from a sealed copy of its
- * own binary instead (crt_ensure_cloned_binary). */
-bool crt_stub_usable(const crt_spec *spec, const crt_process *p);
+/* False when process p needs crt itself up to its execve (LSM exec
+ * labels, startContainer hooks, a seccomp filter sc loaded by crt that may
+ * refuse execveat): then crt runs from a sealed copy of its own binary
+ * instead (crt_ensure_cloned_binary). */
+bool crt_stub_usable(const crt_seccomp *sc, const crt_process *p, bool start_hooks);
 
 typedef struct {
   int stub;                         /* crt_stub_open() */

@@ -493,7 +493,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (crt_spec_load(cfg, &spec, err) < 0) return -1;
   /* crt-stub finishes most inits; the others need crt itself up to the
    * user's execve, so crt runs from a sealed copy (CVE-2019-5736). */
-  bool use_stub = crt_stub_usable(spec, spec->process);
+  bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, spec->process,
+                                  spec->hooks && spec->hooks->start_container.len);
   if (!use_stub && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
     crt_spec_free(spec);
     return -1;

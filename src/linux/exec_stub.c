@@ -33,16 +33,15 @@ int crt_stub_open(crt_err **err) {
   return crt_steal_fd(fd);
 }
 
-bool crt_stub_usable(const crt_spec *spec, const crt_process *p) {
+bool crt_stub_usable(const crt_seccomp *sc, const crt_process *p, bool start_hooks) {
   /* An LSM exec label applies to the next execve, which would be the
    * stub's; startContainer hooks run after the FIFO, i.e. after the stub
    * took over.  Both stay with crt running from a sealed copy of itself. */
   if (p && ((p->apparmor_profile && *p->apparmor_profile) || (p->selinux_label && *p->selinux_label))) return false;
-  if (spec && spec->hooks && spec->hooks->start_container.len) return false;
+  if (start_hooks) return false;
   /* A filter loaded by crt (no noNewPrivileges, or a notify agent) also
    * sees the execveat of the stub: one that may refuse it (an allow-list
    * made for execve alone) keeps the old way, a single execve. */
-  const crt_seccomp *sc = spec && spec->linux_ ? spec->linux_->seccomp : NULL;
   if (sc && p && (!p->no_new_privileges || sc->listener_path) && !crt_seccomp_allows(sc, "execveat")) return false;
   return true;
 }

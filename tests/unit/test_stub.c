@@ -124,21 +124,17 @@ static void test_refuses_to_run_bare(void **state) {
 static void test_usable(void **state) {
   (void)state;
   crt_process p = {0};
-  assert_true(crt_stub_usable(NULL, &p));
+  assert_true(crt_stub_usable(NULL, &p, false));
+  assert_true(crt_stub_usable(NULL, NULL, false));
   p.apparmor_profile = "";
-  assert_true(crt_stub_usable(NULL, &p));
+  assert_true(crt_stub_usable(NULL, &p, false));
   p.apparmor_profile = "docker-default";
-  assert_false(crt_stub_usable(NULL, &p));
+  assert_false(crt_stub_usable(NULL, &p, false));
   p.apparmor_profile = NULL;
   p.selinux_label = "system_u:system_r:container_t:s0";
-  assert_false(crt_stub_usable(NULL, &p));
+  assert_false(crt_stub_usable(NULL, &p, false));
   p.selinux_label = NULL;
-  crt_hook h = {.path = "/bin/true"};
-  crt_hooks hooks = {.poststart = {.v = &h, .len = 1}};
-  crt_spec spec = {.process = &p, .hooks = &hooks};
-  assert_true(crt_stub_usable(&spec, &p));
-  hooks.start_container = (crt_hookv){.v = &h, .len = 1};
-  assert_false(crt_stub_usable(&spec, &p));
+  assert_false(crt_stub_usable(NULL, &p, true)); /* startContainer hooks */
 }
 
 /* A filter crt loads before the stub (no noNewPrivileges) must let the
@@ -149,18 +145,16 @@ static void test_usable_with_seccomp(void **state) {
   char *execve_only[] = {"execve", "read"};
   crt_seccomp_syscall rule = {.names = {.v = allow_names, .len = 3}, .action = "SCMP_ACT_ALLOW"};
   crt_seccomp sc = {.default_action = "SCMP_ACT_ERRNO", .syscalls = &rule, .n_syscalls = 1};
-  crt_linux lx = {.seccomp = &sc};
   crt_process p = {.no_new_privileges = false};
-  crt_spec spec = {.process = &p, .linux_ = &lx};
   assert_true(crt_seccomp_allows(&sc, "execveat"));
-  assert_true(crt_stub_usable(&spec, &p));
+  assert_true(crt_stub_usable(&sc, &p, false));
   rule.names = (crt_strv){.v = execve_only, .len = 2};
   assert_false(crt_seccomp_allows(&sc, "execveat"));
-  assert_false(crt_stub_usable(&spec, &p));
+  assert_false(crt_stub_usable(&sc, &p, false));
   p.no_new_privileges = true; /* loaded by the stub, after its own exec */
-  assert_true(crt_stub_usable(&spec, &p));
+  assert_true(crt_stub_usable(&sc, &p, false));
   sc.listener_path = "/run/agent.sock"; /* but a notify agent needs crt */
-  assert_false(crt_stub_usable(&spec, &p));
+  assert_false(crt_stub_usable(&sc, &p, false));
   sc.listener_path = NULL;
   p.no_new_privileges = false;
   sc.default_action = "SCMP_ACT_ALLOW";
