@@ -139,17 +139,19 @@ static inline int fuzz_signal_one(const uint8_t *data, size_t size) {
   if (strncmp(n, "RTMIN", 5) == 0 || strncmp(n, "RTMAX", 5) == 0) {
     long long base = n[3] == 'I' ? SIGRTMIN : SIGRTMAX, off = 0;
     const char *d = n + 5;
-    bool neg = *d == '-';
-    if (*d == '+' || *d == '-') d++;
+    bool neg = *d == '-', sign = *d == '+' || *d == '-';
+    if (sign) d++;
     const char *digits = d;
     while (*d >= '0' && *d <= '9') {
       if (off < 1000000) off = off * 10 + (*d - '0');
       d++;
     }
-    if (*d == 0 && (d > digits || n[5] == 0)) {
+    if (*d == 0 && ((sign && d > digits) || n[5] == 0)) {
       long long want = base + (neg ? -off : off);
       if (want < SIGRTMIN || want > SIGRTMAX) want = -1;
       if (sig != (int)want) abort();
+    } else if (*d == 0 && !sign && d > digits && sig != -1) {
+      abort(); /* an offset needs its sign: "RTMIN3" is no signal */
     }
   }
   free(buf);
