@@ -44,6 +44,14 @@ char *crt_selinux_mount_option(const char *mount_label); /* malloc'd: context="L
 bool crt_selinux_enabled(void);
 bool crt_apparmor_enabled(void);
 
+/* An O_CLOEXEC memfd that may be executed and sealed; sealed with
+ * CRT_EXEC_SEALS, no one can write to it again. */
+int crt_exec_memfd(const char *name, crt_err **err);
+#define CRT_EXEC_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
 /* CVE-2019-5736: re-executes crt from a sealed memfd copy unless it already
  * runs from one.  Only for processes crt-stub cannot finish (see
  * crt_stub_usable); all others exec the sealed stub instead. */

@@ -24,10 +24,6 @@
 extern char **environ;
 
 #define CLONED_ENV "_CRT_CLONED_BINARY"
-#define WANT_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
 
 /* The only proof that counts: the file we run from carries every seal.
  * A regular file answers F_GET_SEALS with EINVAL. */
@@ -35,15 +31,15 @@ static bool exe_is_sealed(void) {
   cleanup_close int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   int seals = fcntl(fd, F_GET_SEALS);
-  return seals >= 0 && (seals & WANT_SEALS) == WANT_SEALS;
+  return seals >= 0 && (seals & CRT_EXEC_SEALS) == CRT_EXEC_SEALS;
 }
 
-static int make_memfd(crt_err **err) {
+int crt_exec_memfd(const char *name, crt_err **err) {
   /* Kernels >= 6.3 want the exec bit asked for explicitly (vm.memfd_noexec);
    * older ones reject the unknown flag. */
-  int fd = memfd_create("crt", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
-  if (fd < 0 && errno == EINVAL) fd = memfd_create("crt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return crt_error(err, errno, "memfd_create for the copy of /proc/self/exe");
+  int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL) fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return crt_error(err, errno, "memfd_create(\"%s\")", name);
   return fd;
 }
 
@@ -75,7 +71,7 @@ static int clone_exe(crt_err **err) {
   if (exe < 0) return crt_error(err, errno, "opening /proc/self/exe");
   struct stat st;
   if (fstat(exe, &st) < 0) return crt_error(err, errno, "stat /proc/self/exe");
-  cleanup_close int mfd = make_memfd(err);
+  cleanup_close int mfd = crt_exec_memfd("crt", err);
   if (mfd < 0) return -1;
   off_t done = 0, want = loaded_size(exe, st.st_size);
   while (done < want) {
@@ -87,7 +83,7 @@ static int clone_exe(crt_err **err) {
   /* F_SEAL_WRITE fails with EBUSY while pages are still pinned (sendfile's
    * internal pipe can hold them for a moment): retry briefly. */
   int tries = 0;
-  while (fcntl(mfd, F_ADD_SEALS, WANT_SEALS) < 0) {
+  while (fcntl(mfd, F_ADD_SEALS, CRT_EXEC_SEALS) < 0) {
     if (errno != EBUSY || ++tries > 200) return crt_error(err, errno, "sealing the copy of /proc/self/exe");
     struct timespec ts = {0, 500000};
     nanosleep(&ts, NULL);

@@ -17,19 +17,12 @@
 
 extern const unsigned char crt_stub_start[], crt_stub_end[];
 
-#define SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
-
 int crt_stub_open(crt_err **err) {
-  /* Kernels >= 6.3 want the exec bit asked for (vm.memfd_noexec). */
-  cleanup_close int fd = memfd_create("crt-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
-  if (fd < 0 && errno == EINVAL) fd = memfd_create("crt-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return crt_error(err, errno, "memfd_create for crt-stub");
+  cleanup_close int fd = crt_exec_memfd("crt-stub", err);
+  if (fd < 0) return -1;
   if (crt_write_all(fd, crt_stub_start, (size_t)(crt_stub_end - crt_stub_start)) < 0)
     return crt_error(err, errno, "writing crt-stub into its memfd");
-  if (fcntl(fd, F_ADD_SEALS, SEALS) < 0) return crt_error(err, errno, "sealing crt-stub");
+  if (fcntl(fd, F_ADD_SEALS, CRT_EXEC_SEALS) < 0) return crt_error(err, errno, "sealing crt-stub");
   return crt_steal_fd(fd);
 }
 
