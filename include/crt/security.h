@@ -16,6 +16,11 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
  * an SCMP_ACT_NOTIFY rule exists (else -1). */
 int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err);
 void crt_seccomp_filter_free(crt_seccomp_filter *f);
+/* Whether filter s is loaded last, right before the user's execve (by
+ * crt-stub when it is used): with noNewPrivileges and no notify agent.
+ * Otherwise it is loaded before setuid, while CAP_SYS_ADMIN is held (or,
+ * for exec with an agent, before the notify fd is handed over). */
+bool crt_seccomp_late(const crt_seccomp *s, const crt_process *p);
 /* Whether the profile lets every call of syscall name through: named only
  * in ALLOW/LOG rules without conditions, or not named and allowed by the
  * default action. */

@@ -201,10 +201,10 @@ static void init_main(init_ctx *c) {
   }
   char **envp = crt_build_env(p, extra);
   int notify_fd = -1;
-  bool listener = sc && sc->listener_path;
+  bool late = filter && crt_seccomp_late(sc, p), stub_failed = false;
   /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
    * the effective set (as runc). */
-  if (filter && (!p->no_new_privileges || listener)) {
+  if (filter && !late) {
     if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
       crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
       init_fail(c->sync, err);
@@ -227,7 +227,6 @@ static void init_main(init_ctx *c) {
   prctl(PR_SET_PDEATHSIG, 0);
   crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
   close(c->sync);
-  bool late = filter && p->no_new_privileges && !listener, stub_failed = false;
   if (stub >= 0) {
     /* The stub parks on the FIFO, loads a late filter and execs. */
     crt_reset_signals();

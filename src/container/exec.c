@@ -94,7 +94,7 @@ static void exec_process(exec_ctx *c) {
   }
   XTRY(crt_lsm_apply(p, &err));
   /* with no_new_privs and no agent to serve, the stub loads the filter */
-  bool late = filter && p->no_new_privileges && !(sc && sc->listener_path);
+  bool late = filter && crt_seccomp_late(sc, p);
   if (filter && p->no_new_privileges && !(late && stub >= 0)) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
   if (notify_fd >= 0) {
     /* the seccomp agent gets the fd through the runtime, as for create */

@@ -35,7 +35,7 @@ bool crt_stub_usable(const crt_seccomp *sc, const crt_process *p, bool start_hoo
   /* A filter loaded by crt (no noNewPrivileges, or a notify agent) also
    * sees the execveat of the stub: one that may refuse it (an allow-list
    * made for execve alone) keeps the old way, a single execve. */
-  if (sc && p && (!p->no_new_privileges || sc->listener_path) && !crt_seccomp_allows(sc, "execveat")) return false;
+  if (sc && !crt_seccomp_late(sc, p) && !crt_seccomp_allows(sc, "execveat")) return false;
   return true;
 }
 

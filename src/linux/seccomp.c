@@ -340,6 +340,10 @@ int crt_seccomp_load(crt_seccomp_filter *f, int *notify_fd, crt_err **err) {
   return 0;
 }
 
+bool crt_seccomp_late(const crt_seccomp *s, const crt_process *p) {
+  return s && p && p->no_new_privileges && !s->listener_path;
+}
+
 static bool allowing(const char *action) {
   return action && (!strcmp(action, "SCMP_ACT_ALLOW") || !strcmp(action, "SCMP_ACT_LOG"));
 }
