@@ -9,7 +9,8 @@
  * never crt's binary on disk, and crt does not have to re-execute all of
  * itself from a memfd on every create and exec.
  *
- * Freestanding: no libc, raw system calls (x86_64, aarch64).  The caller
+ * Freestanding: no libc, raw system calls (x86_64; the aarch64 half has
+ * not been built yet: no cross compiler on the project VM).  The caller
  * passes its parameters in envp[0], which the user program does not get:
  *   _CRT_STUB=SELFFD FIFO ERRFD BPFFD BPFLEN BPFFLAGS EXIT EXE
  * (-1 for an fd that is not used); argv is the user program's.  A failure
