@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,16 +23,6 @@
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
-#endif
-#ifndef FSOPEN_CLOEXEC
-#define FSOPEN_CLOEXEC 0x1
-#define FSMOUNT_CLOEXEC 0x1
-#define FSCONFIG_SET_STRING 1
-#define FSCONFIG_CMD_CREATE 6
-#define MOUNT_ATTR_RDONLY 0x1
-#define MOUNT_ATTR_NOSUID 0x2
-#define MOUNT_ATTR_NODEV 0x4
-#define MOUNT_ATTR_NOEXEC 0x8
 #endif
 
 static const char *env_get(const crt_strv *env, const char *name) {
@@ -254,14 +245,12 @@ int crt_new_session_keyring(const char *id, crt_err **err) {
  * host's /proc/sys.  The container's /proc when it has one; otherwise a
  * detached, read-only procfs that shows only pids. */
 static int private_procfs(crt_err **err) {
-  cleanup_close int fs = (int)syscall(SYS_fsopen, "proc", FSOPEN_CLOEXEC);
+  cleanup_close int fs = fsopen("proc", FSOPEN_CLOEXEC);
   if (fs < 0) return crt_error(err, errno, "no procfs at /proc in the container, and fsopen(\"proc\")");
   /* subset=pid needs Linux 5.8; without it the mount is still read-only */
-  syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "subset", "pid", 0);
-  if (syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-    return crt_error(err, errno, "creating a private procfs");
-  int mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
-                         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  fsconfig(fs, FSCONFIG_SET_STRING, "subset", "pid", 0);
+  if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) return crt_error(err, errno, "creating a private procfs");
+  int mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
   if (mnt < 0) return crt_error(err, errno, "fsmount of a private procfs");
   return mnt;
 }
