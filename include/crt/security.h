@@ -58,8 +58,12 @@ int crt_exec_memfd(const char *name, crt_err **err);
 #endif
 
 /* CVE-2019-5736: re-executes crt from a sealed memfd copy unless it already
- * runs from one.  Only for processes crt-stub cannot finish (see
- * crt_stub_usable); all others exec the sealed stub instead. */
+ * runs from one.  Needed wherever a process that still runs crt is visible
+ * to the container: `exec` (the container's pid namespace has processes
+ * already), a create that joins an existing pid namespace, and processes
+ * crt-stub cannot finish (see crt_stub_usable). */
 int crt_ensure_cloned_binary(char **argv, crt_err **err);
+/* Whether this process runs from a sealed copy (every CRT_EXEC_SEALS). */
+bool crt_exe_is_sealed(void);
 
 #endif

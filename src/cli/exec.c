@@ -196,6 +196,11 @@ int crt_cmd_exec(int argc, char **argv) {
     crt_usage_error(argv[0], "exec needs a command or --process");
     goto out;
   }
+  /* The process entering the container must not run the on-disk crt: a
+   * container process with CAP_SYS_PTRACE could open its /proc/PID/exe and
+   * write to the binary once we exit (CVE-2019-5736).  The re-exec starts
+   * this command over, so it comes before anything is read (-p /dev/stdin). */
+  if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) goto fail;
   if (f.process_file) {
     if (crt_process_load(f.process_file, &fileproc, &err) < 0) goto fail;
     o.process = fileproc;

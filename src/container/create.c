@@ -285,6 +285,13 @@ static void joiner_main(init_ctx *c, int flags) {
   _exit(0);
 }
 
+/* A pid namespace joined by path already has processes, which would see
+ * the init while it still runs crt (CVE-2019-5736 with CAP_SYS_PTRACE). */
+static bool joins_pid_ns(const crt_spec *spec) {
+  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
+  return ns && ns->path && *ns->path;
+}
+
 static bool needs_two_stage(const crt_spec *spec) {
   const crt_linux *l = spec->linux_;
   for (size_t i = 0; l && i < l->n_namespaces; i++) {
@@ -491,10 +498,11 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   crt_spec *spec = NULL;
   if (crt_spec_load(cfg, &spec, err) < 0) return -1;
   /* crt-stub finishes most inits; the others need crt itself up to the
-   * user's execve, so crt runs from a sealed copy (CVE-2019-5736). */
+   * user's execve, so crt runs from a sealed copy (CVE-2019-5736), as it
+   * does when the init is visible to other processes while it runs crt. */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, spec->process,
                                   spec->hooks && spec->hooks->start_container.len);
-  if (!use_stub && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
+  if ((!use_stub || joins_pid_ns(spec)) && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
     crt_spec_free(spec);
     return -1;
   }

@@ -207,9 +207,14 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
   if (check_status(s, o, err) < 0) goto out;
   if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  /* The caller re-executed from the sealed copy (crt_ensure_cloned_binary):
+   * the container's processes can see the one we clone. */
+  if (!crt_exe_is_sealed()) {
+    crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
+    goto out;
+  }
   /* see crt_container_create: most processes end in crt-stub */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, o->process, false);
-  if (!use_stub && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) goto out;
   if (open_console(o, &console, &ours_tty, err) < 0) goto out;
   if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
     crt_error(err, errno, "pipe");

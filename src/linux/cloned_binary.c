@@ -27,7 +27,7 @@ extern char **environ;
 
 /* The only proof that counts: the file we run from carries every seal.
  * A regular file answers F_GET_SEALS with EINVAL. */
-static bool exe_is_sealed(void) {
+bool crt_exe_is_sealed(void) {
   cleanup_close int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   int seals = fcntl(fd, F_GET_SEALS);
@@ -93,7 +93,7 @@ static int clone_exe(crt_err **err) {
 
 int crt_ensure_cloned_binary(char **argv, crt_err **err) {
   const char *marker = getenv(CLONED_ENV);
-  if (exe_is_sealed()) {
+  if (crt_exe_is_sealed()) {
     if (marker) unsetenv(CLONED_ENV); /* not for our children */
     return 0;
   }

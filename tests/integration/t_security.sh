@@ -684,3 +684,45 @@ test_no_proc_mount_lifecycle() {
   assert_eq ran "$(cat "$T/out")" "container output"
   crt delete -f "$id"
 }
+
+# Guards the sealed re-exec of `crt exec` and of a `create` that joins an
+# existing pid namespace (crt_enter_sealed, src/linux/cloned_binary.c;
+# CVE-2019-5736 with CAP_SYS_PTRACE).  An attacker container holding
+# CAP_SYS_PTRACE scans /proc/*/exe, keeps a read-only fd of every
+# executable it sees and keeps trying to reopen it for writing
+# (tests/lib/exe_grabber.c).  The host runs `crt exec` into it 20 times and
+# `crt run` of a container joining its pid namespace 6 times, with pauses
+# so that the binary is not busy.  The runtime binary (a copy) must keep its
+# hash, and no reopen for writing may succeed; the attacker must have seen
+# the entering processes (it holds their sealed executables).
+test_cve_2019_5736_ptrace_attacker() {
+  local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
+  local sum; sum=$(sha256sum <"$victim")
+  mkdir -p "$T/shared"
+  make_bundle "$T/a" sh -c '/grab 120 /shared/stop >/shared/report.tmp; echo "rc=$?" >>/shared/report.tmp; mv /shared/report.tmp /shared/report'
+  cc -O2 -static -o "$T/a/rootfs/grab" "$REPO/tests/lib/exe_grabber.c" || fail "build exe_grabber"
+  bundle_edit "$T/a" "c['mounts'].append({'destination':'/shared','type':'bind','source':'$T/shared','options':['rbind']}); [v.append('CAP_SYS_PTRACE') for v in c['process']['capabilities'].values()]"
+  local aid; aid=$(new_id)
+  "$victim" --root "$CRT_ROOT" run -d -b "$T/a" "$aid" </dev/null >/dev/null 2>&1 || fail "run the attacker"
+  local apid; apid=$(state_field "$aid" pid)
+  local i
+  for i in $(seq 20); do
+    "$victim" --root "$CRT_ROOT" exec "$aid" true </dev/null || fail "exec $i"
+    sleep 0.05
+  done
+  make_bundle "$T/j" true
+  bundle_edit "$T/j" "[n.update(path='/proc/$apid/ns/pid') for n in c['linux']['namespaces'] if n['type']=='pid']"
+  for i in $(seq 6); do
+    "$victim" --root "$CRT_ROOT" run -b "$T/j" "$(new_id)" </dev/null || fail "run joining the pid namespace $i"
+    sleep 0.05
+  done
+  touch "$T/shared/stop"
+  wait_for test -e "$T/shared/report" || fail "no report from the attacker"
+  local r; r=$(cat "$T/shared/report")
+  echo "$r"
+  assert_not_contains "$r" "WROTE" "attacker's report"
+  assert_contains "$r" "rc=0" "attacker's report"
+  assert_contains "$r" "/memfd:" "attacker's report (it saw the entering processes)"
+  assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary after the attack"
+  crt delete -f "$aid"
+}
