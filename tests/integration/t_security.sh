@@ -726,3 +726,44 @@ test_cve_2019_5736_ptrace_attacker() {
   assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary after the attack"
   crt delete -f "$aid"
 }
+
+# Guards validate_sysctls (src/spec/validate.c): only sysctls of namespaces
+# the container owns are written, as runc; anything else is refused before
+# anything is created, naming the key, and the host's value is unchanged.
+# Passes with CRT_BIN=/usr/sbin/runc (crt's own message checked only for crt).
+test_sysctl_outside_namespaces_refused() {
+  local before_vm before_core before_msg
+  before_vm=$(cat /proc/sys/vm/overcommit_ratio); before_core=$(cat /proc/sys/kernel/core_pattern)
+  before_msg=$(cat /proc/sys/kernel/msgmax)
+  # a runtime that fails this test has written the host's values: put them back
+  trap 'echo "$before_vm" >/proc/sys/vm/overcommit_ratio; echo "$before_core" >/proc/sys/kernel/core_pattern
+        echo "$before_msg" >/proc/sys/kernel/msgmax' EXIT
+  local case key val drop
+  make_bundle "$T/b" true
+  cp "$T/b/config.json" "$T/config.orig"
+  for case in "vm.overcommit_ratio=$((before_vm + 1))=" "kernel.core_pattern=|/tmp/evil=" \
+              "net.ipv4.ip_forward=1=network" "kernel.msgmax=8193=ipc" "kernel.domainname=x.y=uts" \
+              "net.ipv4.ip_forward=1=hostnet"; do
+    IFS== read -r key val drop <<<"$case"
+    cp "$T/config.orig" "$T/b/config.json"
+    bundle_edit "$T/b" "c['linux']['sysctl']={'$key':'$val'}; d='$drop'; c.pop('hostname') if d == 'uts' else None
+if d == 'hostnet': [n.update(path='/proc/self/ns/net') for n in c['linux']['namespaces'] if n['type']=='network']
+elif d: c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!=d]"
+    local id; id=$(new_id)
+    run_rc crt run -b "$T/b" "$id" </dev/null
+    assert_eq 1 "$rc" "run with sysctl $key ($drop): $out"
+    case $CRT_BIN in *runc) ;; *) assert_contains "$out" ".linux.sysctl[\"$key\"]: not" ;; esac
+    [ ! -e "$CRT_ROOT/$id" ] || fail "state dir of $id left behind"
+  done
+  assert_eq "$before_vm" "$(cat /proc/sys/vm/overcommit_ratio)" "host vm.overcommit_ratio"
+  assert_eq "$before_core" "$(cat /proc/sys/kernel/core_pattern)" "host kernel.core_pattern"
+  assert_eq "$before_msg" "$(cat /proc/sys/kernel/msgmax)" "host kernel.msgmax"
+  # in the container's own namespaces they are applied, and the host keeps its values
+  cp "$T/config.orig" "$T/b/config.json"
+  bundle_edit "$T/b" "c['process']['args']=['sh','-c','cat /proc/sys/kernel/msgmax /proc/sys/fs/mqueue/msg_max /proc/sys/net/ipv4/ip_forward']
+c['linux']['sysctl']={'kernel.msgmax':'8193','fs.mqueue.msg_max':'21','net.ipv4.ip_forward':'1'}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with namespaced sysctls: $out"
+  assert_eq "8193 21 1" "$(echo $out)" "sysctls in the container"
+  assert_eq "$before_msg" "$(cat /proc/sys/kernel/msgmax)" "host kernel.msgmax after the container"
+}
