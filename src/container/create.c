@@ -52,6 +52,10 @@
 #include "crt/terminal.h"
 #include "crt/testpoint.h"
 
+/* More would be a caller's mistake; bounded so that preserve + listen
+ * cannot overflow. */
+#define CRT_MAX_LISTEN_FDS (1 << 16)
+
 typedef struct {
   const crt_spec *spec;
   const crt_create_opts *opts;
@@ -65,6 +69,7 @@ typedef struct {
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* v2: made before the clone (configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */
+  int listen_fds;   /* socket activation: fds passed on after the preserved ones */
   bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
   bool new_userns;
   bool new_cgroupns;
@@ -189,13 +194,11 @@ static void init_main(init_ctx *c) {
   TRY(crt_caps_prepare(p->capabilities, &err));
   TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
-  int preserve = c->opts->preserve_fds;
-  const char *listen = getenv("LISTEN_FDS");
+  int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";
   const char *extra[3] = {NULL, NULL, NULL};
-  if (listen && atoi(listen) > 0) {
-    preserve += atoi(listen);
-    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", atoi(listen));
+  if (c->listen_fds > 0) {
+    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", c->listen_fds);
     extra[0] = listen_env;
     extra[1] = "LISTEN_PID=1";
   }
@@ -468,6 +471,21 @@ static void undo_create(const char *dir, crt_state *s) {
   crt_rm_rf(dir);
 }
 
+/* sd_listen_fds(3)'s rule, as runc: the fds are ours only when LISTEN_PID
+ * names this process; otherwise the variables were inherited from a
+ * socket-activated ancestor and its fds are not for the container. */
+static int listen_fds(void) {
+  const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+  if (!pid || !fds) return 0;
+  char *end;
+  errno = 0;
+  long p = strtol(pid, &end, 10);
+  if (errno || *end || end == pid || p != (long)getpid()) return 0;
+  long n = strtol(fds, &end, 10);
+  if (errno || *end || end == fds || n <= 0 || n > CRT_MAX_LISTEN_FDS) return 0;
+  return (int)n;
+}
+
 static int open_console(const crt_create_opts *o, const crt_spec *spec, int *console, int *ours, crt_err **err) {
   *console = *ours = -1;
   if (!spec->process->terminal) {
@@ -508,7 +526,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1;
   init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1, .cgroup_fd = -1,
-                .use_stub = use_stub};
+                .use_stub = use_stub, .listen_fds = listen_fds()};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";

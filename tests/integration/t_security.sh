@@ -767,3 +767,22 @@ c['linux']['sysctl']={'kernel.msgmax':'8193','fs.mqueue.msg_max':'21','net.ipv4.
   assert_eq "8193 21 1" "$(echo $out)" "sysctls in the container"
   assert_eq "$before_msg" "$(cat /proc/sys/kernel/msgmax)" "host kernel.msgmax after the container"
 }
+
+# Guards listen_fds (src/container/create.c): socket-activation fds are
+# passed on only when LISTEN_PID names the runtime process itself, as
+# sd_listen_fds(3) and runc do; variables inherited from a socket-activated
+# ancestor must not carry the caller's fds into the container, and a huge
+# LISTEN_FDS is ignored.  Passes with CRT_BIN=/usr/sbin/runc.
+test_listen_fds_need_listen_pid() {
+  make_bundle "$T/b" sh -c 'echo $(ls /proc/self/fd) "[$LISTEN_FDS $LISTEN_PID]"'
+  local want_ls
+  run_rc bash -c 'exec 3<"$1"; LISTEN_FDS=1 LISTEN_PID=1 exec "$2" --root "$3" run -b "$4" "$5"' - /etc/hostname "$CRT_BIN" "$CRT_ROOT" "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "0 1 2 3 [ ]" "$out" "fds and env with another process's LISTEN_PID (3 is ls's own)"
+  run_rc bash -c 'exec 3<"$1"; export LISTEN_FDS=1 LISTEN_PID=$$; exec "$2" --root "$3" run -b "$4" "$5"' - /etc/hostname "$CRT_BIN" "$CRT_ROOT" "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "0 1 2 3 4 [1 1]" "$out" "fds and env with our own LISTEN_PID (4 is ls's own)"
+  run_rc bash -c 'export LISTEN_FDS=99999999999999999999 LISTEN_PID=$$; exec "$1" --root "$2" run -b "$3" "$4"' - "$CRT_BIN" "$CRT_ROOT" "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with a huge LISTEN_FDS: $out"
+  assert_eq "0 1 2 3 [ ]" "$out" "fds with a huge LISTEN_FDS"
+}
