@@ -3,6 +3,7 @@
  * root, maskedPaths, readonlyPaths). */
 #include <errno.h>
 #include <fcntl.h>
+#include <libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +108,53 @@ static int pivot(const char *rootfs, crt_err **err) {
   return 0;
 }
 
+/* The host's full procfs and sysfs mounts outside rootfs, from mountinfo
+ * (libmount unescapes the paths).  Returns a NULL-terminated list. */
+static char **host_proc_sys(const char *rootfs, crt_err **err) {
+  struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+  if (!tb) return crt_error(err, errno, "read /proc/self/mountinfo"), NULL;
+  struct libmnt_iter *it = mnt_new_iter(MNT_ITER_BACKWARD); /* children first */
+  struct libmnt_fs *fs;
+  size_t n = 0, rlen = strlen(rootfs);
+  char **out = calloc((size_t)mnt_table_get_nents(tb) + 1, sizeof *out);
+  while (out && it && mnt_table_next_fs(tb, it, &fs) == 0) {
+    const char *t = mnt_fs_get_target(fs), *type = mnt_fs_get_fstype(fs), *root = mnt_fs_get_root(fs);
+    if (!t || !type || !root || strcmp(root, "/") || (strcmp(type, "proc") && strcmp(type, "sysfs"))) continue;
+    if (!strncmp(t, rootfs, rlen) && (t[rlen] == '/' || !t[rlen])) continue;
+    out[n++] = strdup(t);
+  }
+  mnt_free_iter(it);
+  mnt_unref_table(tb);
+  if (!out) crt_error(err, ENOMEM, "read /proc/self/mountinfo");
+  return out;
+}
+
+/* Without pivot_root the host's mounts stay in the container's mount
+ * namespace below the moved root.  A full procfs or sysfs among them would
+ * let a user namespace in the container mount a fresh, unmasked procfs
+ * (the kernel only checks that a fully visible one exists): detach them
+ * first, or cover them where that is refused (as runc's msMoveRoot). */
+static int hide_host_proc_sys(const char *rootfs, crt_err **err) {
+  char **list = host_proc_sys(rootfs, err);
+  if (!list) return -1;
+  int rc = 0;
+  for (char **p = list; *p && rc == 0; p++) {
+    /* so that the detach does not propagate to the host */
+    if (mount(NULL, *p, NULL, MS_SLAVE | MS_REC, NULL) < 0) {
+      if (errno != ENOENT && errno != EINVAL) rc = crt_error(err, errno, "make %s rslave", *p);
+      continue; /* gone with a parent detached before it */
+    }
+    if (umount2(*p, MNT_DETACH) == 0) continue;
+    if ((errno != EINVAL && errno != EPERM) || mount("tmpfs", *p, "tmpfs", MS_RDONLY, "size=0") < 0)
+      rc = crt_error(err, errno, "hide the host's %s before moving the root", *p);
+  }
+  for (char **p = list; *p; p++) free(*p);
+  free(list);
+  return rc;
+}
+
 static int move_root(const char *rootfs, crt_err **err) {
+  if (hide_host_proc_sys(rootfs, err) < 0) return -1;
   if (chdir(rootfs) < 0) return crt_error(err, errno, "chdir %s", rootfs);
   if (mount(rootfs, "/", NULL, MS_MOVE, NULL) < 0) return crt_error(err, errno, "move %s to /", rootfs);
   if (chroot(".") < 0) return crt_error(err, errno, "chroot %s", rootfs);

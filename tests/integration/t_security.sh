@@ -786,3 +786,21 @@ test_listen_fds_need_listen_pid() {
   assert_eq 0 "$rc" "run with a huge LISTEN_FDS: $out"
   assert_eq "0 1 2 3 [ ]" "$out" "fds with a huge LISTEN_FDS"
 }
+
+# Guards hide_host_proc_sys (src/linux/rootfs.c): with --no-pivot the
+# host's mounts stay in the container's mount namespace below the moved
+# root, and while the host's full /proc is among them a user namespace in
+# the container may mount a fresh, unmasked procfs (the kernel allows that
+# when any fully visible procfs exists in the mount namespace, reachable or
+# not).  The container runs as uid 1000 (mapping uid 0 needs CAP_SETFCAP).
+# The same as with pivot_root, and with CRT_BIN=/usr/sbin/runc.
+test_no_pivot_hides_host_proc() {
+  make_bundle "$T/b" sh -c 'mkdir -p /tmp/p && unshare -U -r -m -p -f mount -t proc proc /tmp/p 2>/dev/null && echo MOUNTED || echo REFUSED'
+  bundle_edit "$T/b" "c['root']['readonly']=False; c['process']['user']={'uid':1000,'gid':1000}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run (pivot_root): $out"
+  assert_eq REFUSED "$out" "a fresh procfs from a user namespace (pivot_root)"
+  run_rc crt run --no-pivot -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run --no-pivot: $out"
+  assert_eq REFUSED "$out" "a fresh procfs from a user namespace (--no-pivot)"
+}
