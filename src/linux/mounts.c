@@ -697,6 +697,68 @@ static int mount_cgroup(const mctx *c, crt_err **err) {
   return cgroup_v2(c, err);
 }
 
+/* Where the destination is now, relative to the rootfs ("/proc/sys"), or
+ * its text when it does not exist yet.  malloc'd. */
+static char *dest_now(const mctx *c) {
+  cleanup_err crt_err *ignored = NULL;
+  cleanup_close int fd = crt_open_in_root(c->rootfd, c->m->destination, O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, &ignored);
+  char p[32], real[PATH_MAX], root[PATH_MAX];
+  ssize_t n = fd >= 0 ? readlink(crt_fd_path(p, fd), real, sizeof real - 1) : -1;
+  ssize_t r = n > 0 ? readlink(crt_fd_path(p, c->rootfd), root, sizeof root - 1) : -1;
+  if (r <= 0) return strdup(c->m->destination);
+  real[n] = root[r] = 0;
+  if (!strcmp(root, "/")) r = 0; /* no prefix to cut */
+  return strncmp(real, root, (size_t)r) ? strdup(c->m->destination) : strdup(real[r] ? real + r : "/");
+}
+
+/* path is dir or below it ("/proc", "/proc/", "/proc/sys"; not "/procx") */
+static bool path_in(const char *path, const char *dir) {
+  while (path[0] == '/' && path[1] == '/') path++;
+  size_t n = strlen(dir);
+  return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
+}
+
+static bool is_procfs(const char *path) {
+  struct statfs sf;
+  return path && statfs(path, &sf) == 0 && (long)sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Mounts over /proc and /sys, as runc allows them (CVE-2019-19921: a fake
+ * procfs would take the LSM label crt writes to /proc/self/attr):
+ * nothing through a symlinked /proc or /sys, only a procfs on /proc
+ * itself, and below it only the files lxcfs emulates.  proc and sysfs
+ * mounts check their own destination; tmpfs and cgroup ones are not
+ * checked (as runc). */
+static int check_proc_dest(const mctx *c, crt_err **err) {
+  static const char *const lxcfs[] = {"/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat",
+                                      "/proc/swaps",   "/proc/uptime",    "/proc/loadavg", "/proc/slabinfo",
+                                      "/proc/net/dev", "/proc/sys/kernel/ns_last_pid"};
+  cleanup_free char *d = dest_now(c);
+  if (!d) return crt_error(err, ENOMEM, "mounts[%zu]", c->idx);
+  const char *e = d;
+  while (e[0] == '/' && e[1] == '/') e++;
+  for (const char *top = "/proc"; top; top = strcmp(top, "/proc") ? NULL : "/sys") {
+    size_t n = strlen(top);
+    if (strncmp(e, top, n) || (e[n] && strspn(e + n, "/") != strlen(e + n))) continue;
+    cleanup_close int fd = crt_open_in_root(c->rootfd, top, O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, err);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+      return crt_error(err, 0, "mounts[%zu]: destination \"%s\": %s in the rootfs is a %s, not a directory", c->idx,
+                       c->m->destination, top, S_ISLNK(st.st_mode) ? "symlink" : "file");
+    crt_err_free(err);
+  }
+  if (!path_in(e, "/proc")) return 0;
+  if (strspn(e + 5, "/") == strlen(e + 5)) {
+    if (is_procfs(c->m->source)) return 0;
+    return crt_error(err, 0, "mounts[%zu]: destination \"%s\": only a procfs may be mounted on /proc", c->idx,
+                     c->m->destination);
+  }
+  for (size_t i = 0; i < sizeof lxcfs / sizeof lxcfs[0]; i++)
+    if (!strcmp(e, lxcfs[i])) return 0;
+  return crt_error(err, 0, "mounts[%zu]: destination \"%s\" is inside /proc: only the files lxcfs emulates may be mounted there",
+                   c->idx, c->m->destination);
+}
+
 int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_err **err) {
   mctx c = {.cfg = cfg, .rootfd = rootfd, .idx = i, .m = &cfg->spec->mounts[i]};
   if (!c.m->destination || !*c.m->destination) return crt_error(err, 0, "mounts[%zu]: destination is empty", i);
@@ -705,7 +767,11 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
   c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
   c.src = c.m->source && *c.m->source ? c.m->source : c.type;
   bool bind = c.o.bind || !strcmp(c.type, "bind");
-  if (!bind && wants_idmap(c.m, &c.o)) {
+  bool own_check = !bind && (!strcmp(c.type, "proc") || !strcmp(c.type, "sysfs") || !strcmp(c.type, "tmpfs") ||
+                             !strcmp(c.type, "cgroup") || !strcmp(c.type, "cgroup2"));
+  if (!own_check && check_proc_dest(&c, err) < 0) {
+    rc = -1;
+  } else if (!bind && wants_idmap(c.m, &c.o)) {
     rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmap is only supported on bind mounts", i,
                    c.m->destination);
   } else if (bind) {

@@ -804,3 +804,38 @@ test_no_pivot_hides_host_proc() {
   assert_eq 0 "$rc" "run --no-pivot: $out"
   assert_eq REFUSED "$out" "a fresh procfs from a user namespace (--no-pivot)"
 }
+
+# Guards check_proc_dest (src/linux/mounts.c; CVE-2019-19921 class): a
+# bind mount may not cover /proc or a path inside it (a fake procfs would
+# take the LSM label written to /proc/self/attr), except the files lxcfs
+# emulates; and no mount goes through a /proc or /sys that the rootfs made
+# a symlink.  create fails naming the mount and leaves nothing behind.
+# runc 1.1.5 refuses the first, accepts the lxcfs file, and (unlike crt)
+# accepts a bind through a symlinked /sys.
+test_mount_over_proc_refused() {
+  make_bundle "$T/b" cat /proc/uptime
+  cp "$T/b/config.json" "$T/config.orig"
+  local id
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/proc/sys','type':'bind','source':'$T','options':['rbind']})"
+  id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with a bind over /proc/sys"
+  case $CRT_BIN in *runc) ;; *) assert_contains "$out" "destination \"/proc/sys\" is inside /proc" ;; esac
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+  cp "$T/config.orig" "$T/b/config.json"
+  echo "4242.00 1.00" >"$T/uptime"
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/proc/uptime','type':'bind','source':'$T/uptime','options':['bind']})"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with lxcfs's /proc/uptime: $out"
+  assert_eq "4242.00 1.00" "$out" "/proc/uptime in the container"
+  case $CRT_BIN in *runc) return 0 ;; esac
+  mkdir "$T/b/rootfs/evil"; rmdir "$T/b/rootfs/sys"; ln -s /evil "$T/b/rootfs/sys"
+  cp "$T/config.orig" "$T/b/config.json"
+  bundle_edit "$T/b" "c['mounts']=[m if m['destination']!='/sys' else {'destination':'/sys','type':'none','source':'/sys','options':['rbind','nosuid','noexec','nodev','ro']} for m in c['mounts']]"
+  id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with a bind through a symlinked /sys"
+  assert_contains "$out" "/sys in the rootfs is a symlink, not a directory"
+  [ -z "$(ls -A "$T/b/rootfs/evil")" ] || fail "/sys was mounted through the symlink"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
+}
