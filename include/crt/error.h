@@ -28,6 +28,13 @@ int crt_error_wrap(crt_err **err, const char *fmt, ...)
 
 void crt_err_free(crt_err **err);
 
+/* Messages echo values from the caller (a capability name, an env entry);
+ * one of a megabyte must not put a megabyte into stderr and the clients'
+ * logs.  Longer messages keep their head and tail around a marker. */
+#define CRT_MSG_MAX 1024
+/* Returns m, or a cut copy of it (m freed); NULL stays NULL. */
+char *crt_msg_cut(char *m);
+
 /* Cleanup helpers: every error path frees and closes. */
 static inline void crt_freep(void *p) { free(*(void **)p); }
 #define cleanup_free __attribute__((cleanup(crt_freep)))

@@ -10,6 +10,23 @@ static char *vformat(const char *fmt, va_list ap) {
   return s;
 }
 
+/* Moves a cut point back to the start of a UTF-8 sequence: the JSON log
+ * must stay valid UTF-8. */
+static size_t char_start(const char *s, size_t i) {
+  while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) i--;
+  return i;
+}
+
+char *crt_msg_cut(char *m) {
+  size_t len = m ? strlen(m) : 0;
+  if (len <= CRT_MSG_MAX) return m;
+  size_t head = char_start(m, CRT_MSG_MAX * 5 / 8), tail = char_start(m, len - CRT_MSG_MAX / 4);
+  char *out = NULL;
+  if (asprintf(&out, "%.*s[... %zu bytes cut ...]%s", (int)head, m, tail - head, m + tail) < 0) return m;
+  free(m);
+  return out;
+}
+
 int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
   if (err == NULL) return -1;
   va_list ap;
@@ -26,7 +43,7 @@ int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
     free(m);
     m = full;
   }
-  e->msg = m ? m : strdup("out of memory");
+  e->msg = m ? crt_msg_cut(m) : strdup("out of memory");
   *err = e;
   return -1;
 }
@@ -35,7 +52,7 @@ int crt_error_wrap(crt_err **err, const char *fmt, ...) {
   if (err == NULL || *err == NULL) return -1;
   va_list ap;
   va_start(ap, fmt);
-  char *ctx = vformat(fmt, ap);
+  char *ctx = crt_msg_cut(vformat(fmt, ap));
   va_end(ap);
   char *full = NULL;
   if (ctx && asprintf(&full, "%s: %s", ctx, (*err)->msg) >= 0) {

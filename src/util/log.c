@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "crt/log.h"
+#include "crt/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,7 @@ void crt_log(enum crt_log_level lvl, const char *fmt, ...) {
   char *msg = NULL;
   if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
   va_end(ap);
+  msg = crt_msg_cut(msg);
   if (!msg) return;
   emit(lvl, msg);
   /* Warnings and debug go to stderr too when there is no log file. */

@@ -839,3 +839,34 @@ test_mount_over_proc_refused() {
   [ -z "$(ls -A "$T/b/rootfs/evil")" ] || fail "/sys was mounted through the symlink"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
 }
+
+# Guards crt_msg_cut (src/util/error.c, src/util/log.c): a 1 MiB value in
+# config.json (capability, namespace type, rlimit type, env entry,
+# ociVersion) is echoed cut, on stderr and in the --log-format json log,
+# which stays one valid JSON line that still names the JSON path.
+test_huge_values_cut_in_errors() {
+  make_bundle "$T/b" true
+  cp "$T/b/config.json" "$T/config.orig"
+  local what edit
+  for what in "capabilities.bounding:c['process']['capabilities']['bounding'].append(big)" \
+              "namespaces:c['linux']['namespaces'].append({'type':big})" \
+              "rlimits:c['process']['rlimits'].append({'type':big,'soft':1,'hard':1})" \
+              "env:c['process']['env'].append(big)" "ociVersion:c['ociVersion']=big"; do
+    edit=${what#*:}; what=${what%%:*}
+    cp "$T/config.orig" "$T/b/config.json"
+    bundle_edit "$T/b" "big='A'*(1<<20); $edit"
+    rm -f "$T/log.json"
+    "$CRT_BIN" --root "$CRT_ROOT" --log "$T/log.json" --log-format json run -b "$T/b" "$(new_id)" </dev/null 2>"$T/err"
+    assert_eq 1 "$?" "run with a 1 MiB $what"
+    local n; n=$(wc -c <"$T/err")
+    [ "$n" -lt 2048 ] || fail "stderr for a 1 MiB $what: $n bytes"
+    assert_contains "$(cat "$T/err")" "$what" "stderr names the field"
+    python3 - "$T/log.json" "$what" <<'PY' || fail "log.json for a 1 MiB $what: $(head -c 300 "$T/log.json")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert all(len(l) < 2048 for l in lines), [len(l) for l in lines]
+msgs = [json.loads(l)["msg"] for l in lines]
+assert any(sys.argv[2] in m and "bytes cut" in m for m in msgs), msgs
+PY
+  done
+}

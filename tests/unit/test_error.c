@@ -1,0 +1,75 @@
+#define _GNU_SOURCE
+/* crt_err (src/util/error.c): messages that echo huge values are cut. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "crt/error.h"
+
+static char *repeat(const char *unit, size_t n) {
+  size_t u = strlen(unit);
+  char *s = malloc(u * n + 1);
+  assert_non_null(s);
+  for (size_t i = 0; i < n; i++) memcpy(s + i * u, unit, u);
+  s[u * n] = 0;
+  return s;
+}
+
+static void test_short_messages_unchanged(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  crt_error(&err, 2, "open %s", "/x");
+  assert_string_equal(err->msg, "open /x: No such file or directory");
+  crt_error_wrap(&err, "create %s", "c1");
+  assert_string_equal(err->msg, "create c1: open /x: No such file or directory");
+  crt_err_free(&err);
+}
+
+/* A 1 MiB value: head and tail survive (the JSON path before it, strerror
+ * after it), the middle is replaced by a marker saying how much went. */
+static void test_huge_value_cut(void **state) {
+  (void)state;
+  char *big = repeat("A", 1 << 20);
+  crt_err *err = NULL;
+  crt_error(&err, 2, "config.json: .process.env[2]: invalid \"%s\"", big);
+  assert_true(strlen(err->msg) <= CRT_MSG_MAX + 64);
+  assert_true(strncmp(err->msg, "config.json: .process.env[2]: invalid \"AAA", 42) == 0);
+  assert_non_null(strstr(err->msg, " bytes cut ...]AAA"));
+  size_t len = strlen(err->msg);
+  assert_string_equal(err->msg + len - 28, "\": No such file or directory");
+  crt_error_wrap(&err, "create %s", big);
+  assert_true(strlen(err->msg) <= 2 * CRT_MSG_MAX + 128);
+  crt_err_free(&err);
+  free(big);
+}
+
+/* Cuts never split a UTF-8 sequence: the JSON log must stay valid. */
+static void test_cut_keeps_utf8(void **state) {
+  (void)state;
+  char *big = repeat("\xc3\xa9", 4000); /* é */
+  char *m = crt_msg_cut(strdup(big));
+  const char *mark = strstr(m, "[... ");
+  assert_non_null(mark);
+  assert_true((mark - m) % 2 == 0);
+  const char *tail = strstr(mark, "...]") + 4;
+  assert_true(strlen(tail) % 2 == 0);
+  assert_int_equal((unsigned char)tail[0], 0xc3);
+  free(m);
+  free(big);
+  assert_null(crt_msg_cut(NULL));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_short_messages_unchanged),
+      cmocka_unit_test(test_huge_value_cut),
+      cmocka_unit_test(test_cut_keeps_utf8),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
