@@ -64,7 +64,11 @@ int crt_container_lock(const char *root, const char *id, crt_err **err);
  * *zombie set when the state is Z or X. */
 uint64_t crt_proc_start_time(pid_t pid, bool *zombie);
 
-/* Loads the container's config.json from its bundle. */
+/* The config is fixed at create (runtime-spec: later changes to the
+ * bundle's config.json MUST NOT affect the container): create saves the
+ * validated model into the state directory, and every later operation
+ * (start, exec, kill, delete, ps, update, hooks) loads it from there. */
+int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err);
 int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err);
 
 #endif

@@ -380,8 +380,16 @@ int crt_container_lock(const char *root, const char *id, crt_err **err) {
   return fd;
 }
 
+int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/config.json", s->dir);
+  cleanup_free char *json = crt_spec_to_json(spec, false);
+  if (!json) return crt_error(err, ENOMEM, "save %s", path);
+  return crt_write_file_atomic(path, json, strlen(json), 0600, err);
+}
+
 int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/config.json", s->bundle);
+  snprintf(path, sizeof path, "%s/config.json", s->dir);
   return crt_spec_load(path, out, err);
 }

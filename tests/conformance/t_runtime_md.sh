@@ -118,3 +118,32 @@ test_runtime_md_errors_leave_no_trace() {
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -name "$id")" ] || fail "cgroup left"
   ! grep -q "$T/b" /proc/self/mountinfo || fail "mounts left"
 }
+
+# runtime.md#lifecycle step 2: "Any updates to config.json after this step
+# MUST NOT affect the container."  A poststart hook added to config.json
+# after create does not run at start; with config.json gone, start, exec,
+# kill, ps and delete (with its poststop hook from the original config)
+# still work.  Guards crt_state_save_spec/load_spec (src/container/state.c).
+# Passes with CRT_BIN=/usr/sbin/runc.
+test_runtime_md_config_fixed_at_create() {
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['hooks']={'poststop':[{'path':'/bin/sh','args':['sh','-c','echo stopped > $T/poststop']}]}"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" </dev/null || fail "create"
+  bundle_edit "$T/b" "c['hooks']['poststart']=[{'path':'/bin/sh','args':['sh','-c','echo ran > $T/poststart']}]; c['process']['args']=['false']"
+  crt start "$id" || fail "start after config.json was edited"
+  [ ! -e "$T/poststart" ] || fail "a poststart hook added after create ran"
+  assert_eq running "$(state_field "$id" status)" "status (the original args: sleep)"
+  mv "$T/b/config.json" "$T/b/moved.json"
+  run_rc crt exec "$id" echo inside </dev/null
+  assert_eq 0 "$rc" "exec without config.json: $out"
+  assert_eq inside "$out" "exec output"
+  run_rc crt ps "$id"
+  assert_eq 0 "$rc" "ps without config.json: $out"
+  crt kill "$id" KILL || fail "kill without config.json"
+  wait_eval '[ "$(state_field "$id" status)" = stopped ]' || fail "never stopped"
+  run_rc crt delete "$id"
+  assert_eq 0 "$rc" "delete without config.json: $out"
+  assert_eq stopped "$(cat "$T/poststop" 2>/dev/null)" "poststop hook of the original config"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+}
