@@ -216,9 +216,10 @@ ok_eq "100000 100000" "$(cgfile cpu "$c" cpu.cfs_quota_us) $(cgfile cpu "$c" cpu
 out=$(dk rm -f "$c" 2>&1) || bad "rm -f of a running container: $out"
 ok_eq "" "$(dk ps -aq)" "rm -f removed the running container"
 
-# 4. pause/unpause: a counter that must not move while paused
+# 4. pause/unpause: a counter that must not move while paused (renamed into
+# place, so the host never reads a half-written file)
 c=$P-p
-out=$(dk run -d --name "$c" "$IMG" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/n; sleep 0.05; done' 2>&1) ||
+out=$(dk run -d --name "$c" "$IMG" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/n.new; mv /tmp/n.new /tmp/n; sleep 0.05; done' 2>&1) ||
   die "run -d: $out"
 merged=$(dk inspect --format '{{.GraphDriver.Data.MergedDir}}' "$c")
 sleep 0.3
@@ -226,7 +227,7 @@ out=$(dk pause "$c" 2>&1) || bad "pause: $out"
 ok_eq "paused 0" "$(state "$c")" "pause"
 ok_eq FROZEN "$(cgfile freezer "$c" freezer.state)" "pause: freezer.state"
 n1=$(cat "$merged/tmp/n"); sleep 0.5; n2=$(cat "$merged/tmp/n")
-ok_eq "$n1" "$n2" "no progress while paused"
+[ -n "$n1" ] && [ "$n1" = "$n2" ] && say "ok: no progress while paused ($n1)" || bad "progress while paused: $n1 -> $n2"
 out=$(dk unpause "$c" 2>&1) || bad "unpause: $out"
 ok_eq "running 0" "$(state "$c")" "unpause"
 sleep 0.5; n3=$(cat "$merged/tmp/n")
