@@ -79,12 +79,14 @@ bool cg_perm_error(int e) { return e == EACCES || e == EPERM || e == EROFS; }
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/%s", dir, file);
-  cg_journal_note(dir, file);
+  bool noted = cg_journal_note(dir, file);
   cleanup_close int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
-  crt_debug("cgroup: %s <- %s", p, val);
-  if (crt_write_all(fd, val, strlen(val)) < 0) return crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
-  return 0;
+  int rc = fd < 0 ? crt_error(err, errno, "cgroup: write %s", file) : 0;
+  if (rc == 0) crt_debug("cgroup: %s <- %s", p, val);
+  if (rc == 0 && crt_write_all(fd, val, strlen(val)) < 0)
+    rc = crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
+  if (rc < 0 && noted) cg_journal_unnote(); /* unchanged: nothing to restore */
+  return rc;
 }
 
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {

@@ -42,7 +42,9 @@ int cg_validate(const crt_resources *r, bool v2, crt_err **err);
 /* The update journal (cgroup_update.c): while it is on, cg_write records
  * each file's old content once before its first write, so that a failed
  * update can put back what it already changed.  crt is single-threaded. */
-void cg_journal_note(const char *dir, const char *file);
+bool cg_journal_note(const char *dir, const char *file); /* true: recorded now */
+/* Drops the entry just recorded (its write failed: the file is unchanged). */
+void cg_journal_unnote(void);
 /* A snapshot of a v1 devices.list, restored as deny-all + its allow lines. */
 void cg_journal_note_devices(const char *dir);
 

@@ -120,26 +120,37 @@ static bool noted(const char *dir, const char *file) {
   return false;
 }
 
-static void push_entry(const char *dir, const char *file, char *old) {
+static void free_entry(undo_entry *u) {
+  free(u->dir);
+  free(u->file);
+  free(u->old);
+}
+
+static bool push_entry(const char *dir, const char *file, char *old) {
   undo_entry *nv = realloc(journal.v, (journal.n + 1) * sizeof *nv);
   if (!nv) {
     crt_warn("cgroup: out of memory recording %s/%s for a rollback", dir, file);
     free(old);
-    return;
+    return false;
   }
   journal.v = nv;
   nv[journal.n++] = (undo_entry){strdup(dir), strdup(file), old};
+  return true;
 }
 
-void cg_journal_note(const char *dir, const char *file) {
+bool cg_journal_note(const char *dir, const char *file) {
   /* device rules are restored from the devices.list snapshot */
   if (!journal.on || strcmp(file, "devices.allow") == 0 || strcmp(file, "devices.deny") == 0 || noted(dir, file))
-    return;
+    return false;
   char *old = cg_read(dir, file);
-  if (!old) return; /* nothing to put back: the write fails too */
+  if (!old) return false; /* nothing to put back: the write fails too */
   size_t len = strlen(old);
   while (len && old[len - 1] == '\n') old[--len] = 0;
-  push_entry(dir, file, old);
+  return push_entry(dir, file, old);
+}
+
+void cg_journal_unnote(void) {
+  if (journal.n) free_entry(&journal.v[--journal.n]);
 }
 
 void cg_journal_note_devices(const char *dir) {
@@ -149,11 +160,7 @@ void cg_journal_note_devices(const char *dir) {
 }
 
 static void journal_clear(void) {
-  for (size_t i = 0; i < journal.n; i++) {
-    free(journal.v[i].dir);
-    free(journal.v[i].file);
-    free(journal.v[i].old);
-  }
+  for (size_t i = 0; i < journal.n; i++) free_entry(&journal.v[i]);
   free(journal.v);
   journal.v = NULL;
   journal.n = 0;

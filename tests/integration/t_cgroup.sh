@@ -211,5 +211,12 @@ test_update_all_or_nothing() {
   assert_eq 1 "$rc" "update with an invalid period"
   assert_contains "$out" "invalid cpu.period 10"
   assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit not half-applied"
+  # the kernel refuses a CPU this VM does not have, after the memory limit
+  # was written: the limit is put back
+  run_rc crt update --memory 100M --cpuset-cpus 63 "$id"
+  assert_eq 1 "$rc" "update with a missing cpu"
+  assert_contains "$out" "cgroup: write cpuset.cpus (value 63)"
+  assert_contains "$out" "the 1 file(s) already written were restored"
+  assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit restored"
   crt delete -f "$id"
 }
