@@ -80,12 +80,14 @@ int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err);
 /* 1 frozen, 0 not, < 0 error (no freezer: 0). */
 int crt_cgroup_is_frozen(const char *path);
 
-/* Applies new resources to an existing cgroup (crt update). */
+/* Applies new resources to an existing cgroup (crt update), all or nothing:
+ * every value is checked first, and when a write still fails the files
+ * already written get their old content back; the error names the file
+ * that failed.  r's device rules (when there are any) become the
+ * container's whole device policy: runc's default allowed devices, then
+ * r's rules, the last matching rule winning (v1 devices.allow/deny from
+ * deny-all, v2 a new eBPF program). */
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
-/* update's linux.resources.devices: the container's device rules (from
- * spec) with its resources.devices replaced by r's, applied as a whole
- * (v1 devices.allow/deny from deny-all, v2 a new eBPF program). */
-int crt_cgroup_update_devices(const char *path, const crt_spec *spec, const crt_resources *r, crt_err **err);
 
 /* ---- additions (cgroup engineer) ---- */
 

@@ -175,13 +175,7 @@ int crt_cmd_update(int argc, char **argv) {
   if (lock < 0 || crt_state_load(crt_g.root, id, &s, &err) < 0) rc = -1;
   else if (crt_state_status(s) == CRT_STATUS_STOPPED) rc = crt_error(&err, 0, "container not running");
   else if (!s->cgroup_path || !*s->cgroup_path) rc = crt_error(&err, 0, "container %s has no cgroup to update", id);
-  else rc = crt_cgroup_update(s->cgroup_path, &r, &err);
-  if (rc == 0 && r.n_devices) { /* runc ignores them; crt applies them */
-    crt_spec *spec = NULL;
-    rc = crt_state_load_spec(s, &spec, &err);
-    if (rc == 0) rc = crt_cgroup_update_devices(s->cgroup_path, spec, &r, &err);
-    crt_spec_free(spec);
-  }
+  else rc = crt_cgroup_update(s->cgroup_path, &r, &err); /* devices too: runc ignores them */
   crt_state_free(s);
   crt_cgroup_resources_clear(&r);
   return rc < 0 ? crt_fail(err) : 0;

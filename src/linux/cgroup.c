@@ -79,11 +79,14 @@ bool cg_perm_error(int e) { return e == EACCES || e == EPERM || e == EROFS; }
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/%s", dir, file);
+  bool noted = cg_journal_note(dir, file);
   cleanup_close int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
-  crt_debug("cgroup: %s <- %s", p, val);
-  if (crt_write_all(fd, val, strlen(val)) < 0) return crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
-  return 0;
+  int rc = fd < 0 ? crt_error(err, errno, "cgroup: write %s", file) : 0;
+  if (rc == 0) crt_debug("cgroup: %s <- %s", p, val);
+  if (rc == 0 && crt_write_all(fd, val, strlen(val)) < 0)
+    rc = crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
+  if (rc < 0 && noted) cg_journal_unnote(); /* unchanged: nothing to restore */
+  return rc;
 }
 
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {
@@ -179,6 +182,17 @@ void cg_device_rules_free(crt_device_rule *r, size_t n) {
   free(r);
 }
 
+static int push_defaults(crt_device_rule **v, size_t *k) {
+  int rc = 0;
+  for (size_t i = 0; i < sizeof default_rules / sizeof default_rules[0] && rc == 0; i++)
+    rc = push_rule(v, k, true, default_rules[i].type, default_rules[i].major >= 0, default_rules[i].major,
+                   default_rules[i].minor >= 0, default_rules[i].minor, default_rules[i].access);
+  return rc;
+}
+
+/* As runc: linux.devices only makes nodes; a node gets a cgroup rule only
+ * through linux.resources.devices or the defaults, so a spec denying all
+ * cannot be undone by listing a node. */
 int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_err **err) {
   crt_device_rule *v = NULL;
   size_t k = 0;
@@ -189,16 +203,24 @@ int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_
       const crt_device_rule *d = &l->resources->devices[i];
       rc = push_rule(&v, &k, d->allow, d->type, d->major.set, d->major.v, d->minor.set, d->minor.v, d->access);
     }
-  for (size_t i = 0; i < sizeof default_rules / sizeof default_rules[0] && rc == 0; i++)
-    rc = push_rule(&v, &k, true, default_rules[i].type, default_rules[i].major >= 0, default_rules[i].major,
-                   default_rules[i].minor >= 0, default_rules[i].minor, default_rules[i].access);
-  if (l)
-    for (size_t i = 0; i < l->n_devices && rc == 0; i++) {
-      const crt_device *d = &l->devices[i];
-      if (!d->type || strcmp(d->type, "p") == 0) continue; /* fifos need no cgroup rule */
-      const char *t = strcmp(d->type, "u") == 0 ? "c" : d->type;
-      rc = push_rule(&v, &k, true, t, true, d->major, true, d->minor, "rwm");
-    }
+  if (rc == 0) rc = push_defaults(&v, &k);
+  if (rc < 0) {
+    cg_device_rules_free(v, k);
+    return crt_error(err, ENOMEM, "cgroup: device rules");
+  }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+int cg_update_device_rules(const crt_resources *r, crt_device_rule **out, size_t *n, crt_err **err) {
+  crt_device_rule *v = NULL;
+  size_t k = 0;
+  int rc = push_defaults(&v, &k);
+  for (size_t i = 0; i < r->n_devices && rc == 0; i++) {
+    const crt_device_rule *d = &r->devices[i];
+    rc = push_rule(&v, &k, d->allow, d->type, d->major.set, d->major.v, d->minor.set, d->minor.v, d->access);
+  }
   if (rc < 0) {
     cg_device_rules_free(v, k);
     return crt_error(err, ENOMEM, "cgroup: device rules");
@@ -683,47 +705,6 @@ int crt_cgroup_is_frozen(const char *path) {
   }
   int st = v1_freezer_state(dir);
   return st < 0 ? 0 : st;
-}
-
-/* ---- update ---- */
-
-int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  if (!r) return 0;
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
-    cleanup_free char *d = crt_cgroup_dir(path, NULL);
-    if (!d) return crt_error(err, ENOMEM, "cgroup: update");
-    return cg_v2_apply(d, r, err);
-  }
-  return cg_v1_apply(path, r, err);
-}
-
-int crt_cgroup_update_devices(const char *path, const crt_spec *spec, const crt_resources *r, crt_err **err) {
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  if (!r || !r->n_devices) return 0;
-  /* The container's rules with linux.resources.devices replaced by the
-   * update's: the defaults and linux.devices stay allowed. */
-  crt_resources rr = {.devices = r->devices, .n_devices = r->n_devices};
-  crt_linux l = spec && spec->linux_ ? *spec->linux_ : (crt_linux){0};
-  l.resources = &rr;
-  crt_spec s2 = spec ? *spec : (crt_spec){0};
-  s2.linux_ = &l;
-  crt_device_rule *rules = NULL;
-  size_t n = 0;
-  if (cg_device_rules(&s2, &rules, &n, err) < 0) return -1;
-  int rc;
-  cleanup_free char *d = crt_cgroup_dir(path, crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? NULL : "devices");
-  if (!d) {
-    rc = crt_error(err, ENOMEM, "cgroup: update");
-  } else if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
-    rc = cg_v2_devices(d, rules, n, err);
-  } else if (access(d, F_OK) != 0) {
-    rc = crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
-  } else {
-    rc = cg_v1_devices(d, rules, n, err);
-  }
-  cg_device_rules_free(rules, n);
-  return rc;
 }
 
 /* ---- stats ---- */

@@ -31,6 +31,22 @@ void cg_undo_mkdir(const char *dir, const char *first_made);
  * and the spec's linux.devices (so the configured nodes are usable). */
 int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_err **err);
 void cg_device_rules_free(crt_device_rule *r, size_t n);
+/* update's device rules: runc's default allowed devices, then r's rules, so
+ * that the update's last matching rule wins (a deny-all denies everything). */
+int cg_update_device_rules(const crt_resources *r, crt_device_rule **out, size_t *n, crt_err **err);
+
+/* Checks every value of r that the kernel or runc would refuse, before
+ * anything is written (mode: the hierarchy the values go to). */
+int cg_validate(const crt_resources *r, bool v2, crt_err **err);
+
+/* The update journal (cgroup_update.c): while it is on, cg_write records
+ * each file's old content once before its first write, so that a failed
+ * update can put back what it already changed.  crt is single-threaded. */
+bool cg_journal_note(const char *dir, const char *file); /* true: recorded now */
+/* Drops the entry just recorded (its write failed: the file is unchanged). */
+void cg_journal_unnote(void);
+/* A snapshot of a v1 devices.list, restored as deny-all + its allow lines. */
+void cg_journal_note_devices(const char *dir);
 
 /* v1 (and the v1 half of hybrid).  The enter functions return 1 when
  * rootless and no hierarchy could be joined (nothing left behind). */

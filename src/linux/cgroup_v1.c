@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,71 +210,94 @@ static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
   return d && cg_exists(d, file);
 }
 
-static int v1_memory(v1ctx *c, const crt_resources *r) {
-  const __typeof__(r->memory) *m = &r->memory;
-  if (m->check_before_update.set && m->check_before_update.v && m->limit.set && m->limit.v > 0) {
-    cleanup_free char *d = ctrl_dir("memory", c->path);
-    unsigned long long usage;
-    if (d && cg_read_u64(d, "memory.usage_in_bytes", &usage) == 0 && usage > (unsigned long long)m->limit.v)
-      return crt_error(c->err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", usage,
-                       (long long)m->limit.v);
-  }
-  if (m->limit.set && m->swap.set) {
-    /* memsw must stay >= limit at every step: raise memsw first when it grows. */
+/* memsw (memory+swap) must stay >= the limit at every step: when both
+ * change, memsw goes first if it grows (runc's order). */
+static int v1_limits(v1ctx *c, long long limit, long long swap) {
+  if (limit != 0 && swap != 0) {
     cleanup_free char *d = ctrl_dir("memory", c->path);
     unsigned long long cur = 0;
-    bool memsw_first = m->swap.v == -1 || (d && cg_read_u64(d, "memory.limit_in_bytes", &cur) == 0 &&
-                                           cur < (unsigned long long)m->swap.v);
-    if (memsw_first) {
-      if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
-      if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
-    } else {
-      if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
-      if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
+    if (swap == -1 || (d && cg_read_u64(d, "memory.limit_in_bytes", &cur) == 0 && cur < (unsigned long long)swap)) {
+      if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", swap) < 0) return -1;
+      return w(c, "memory", "memory.limit_in_bytes", "%lld", limit);
     }
-  } else if (m->limit.set) {
-    if (w(c, "memory", "memory.limit_in_bytes", "%lld", (long long)m->limit.v) < 0) return -1;
-  } else if (m->swap.set) {
-    if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", (long long)m->swap.v) < 0) return -1;
   }
-  if (m->reservation.set && w(c, "memory", "memory.soft_limit_in_bytes", "%lld", (long long)m->reservation.v) < 0)
+  if (limit != 0 && w(c, "memory", "memory.limit_in_bytes", "%lld", limit) < 0) return -1;
+  if (swap != 0 && w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", swap) < 0) return -1;
+  return 0;
+}
+
+/* kernel memory limits are deprecated; newer kernels dropped the files. */
+static int v1_kmem(v1ctx *c, const crt_i64 *v, const char *file, const char *name) {
+  if (!v->set || v->v == 0) return 0;
+  if (has_file(c, "memory", file)) return w(c, "memory", file, "%lld", (long long)v->v);
+  crt_warn("cgroup: memory.%s is deprecated and not supported by this kernel; ignored", name);
+  return 0;
+}
+
+/* Zero means "not set" for every value here, as in runc (dockerd sends
+ * zeros for everything it was not asked for). */
+static int v1_memory(v1ctx *c, const crt_resources *r) {
+  const __typeof__(r->memory) *m = &r->memory;
+  long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
+  if (m->check_before_update.set && m->check_before_update.v && limit > 0) {
+    cleanup_free char *d = ctrl_dir("memory", c->path);
+    unsigned long long usage;
+    if (d && cg_read_u64(d, "memory.usage_in_bytes", &usage) == 0 && usage > (unsigned long long)limit)
+      return crt_error(c->err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", usage,
+                       limit);
+  }
+  /* runc: an unlimited memory without a swap value makes swap unlimited too */
+  if (limit == -1 && swap == 0 && has_file(c, "memory", "memory.memsw.limit_in_bytes")) swap = -1;
+  if (v1_limits(c, limit, swap) < 0) return -1;
+  if (m->reservation.set && m->reservation.v != 0 &&
+      w(c, "memory", "memory.soft_limit_in_bytes", "%lld", (long long)m->reservation.v) < 0)
     return -1;
-  /* kernel memory limits are deprecated; newer kernels dropped the files. */
-  if (m->kernel.set) {
-    if (has_file(c, "memory", "memory.kmem.limit_in_bytes")) {
-      if (w(c, "memory", "memory.kmem.limit_in_bytes", "%lld", (long long)m->kernel.v) < 0) return -1;
-    } else {
-      crt_warn("cgroup: memory.kernel is deprecated and not supported by this kernel; ignored");
-    }
-  }
-  if (m->kernel_tcp.set) {
-    if (has_file(c, "memory", "memory.kmem.tcp.limit_in_bytes")) {
-      if (w(c, "memory", "memory.kmem.tcp.limit_in_bytes", "%lld", (long long)m->kernel_tcp.v) < 0) return -1;
-    } else {
-      crt_warn("cgroup: memory.kernelTCP is deprecated and not supported by this kernel; ignored");
-    }
-  }
-  if (m->swappiness.set) {
-    if (m->swappiness.v > 100)
-      return crt_error(c->err, EINVAL, "cgroup: invalid memory.swappiness %llu (0-100)", (unsigned long long)m->swappiness.v);
-    if (w(c, "memory", "memory.swappiness", "%llu", (unsigned long long)m->swappiness.v) < 0) return -1;
-  }
+  if (v1_kmem(c, &m->kernel, "memory.kmem.limit_in_bytes", "kernel") < 0 ||
+      v1_kmem(c, &m->kernel_tcp, "memory.kmem.tcp.limit_in_bytes", "kernelTCP") < 0)
+    return -1;
+  /* -1 (as uint64) leaves it; cg_validate refused values above 100 */
+  if (m->swappiness.set && m->swappiness.v != UINT64_MAX &&
+      w(c, "memory", "memory.swappiness", "%llu", (unsigned long long)m->swappiness.v) < 0)
+    return -1;
   if (m->disable_oom_killer.set && m->disable_oom_killer.v && w(c, "memory", "memory.oom_control", "1") < 0) return -1;
   if (m->use_hierarchy.set && w(c, "memory", "memory.use_hierarchy", "%d", m->use_hierarchy.v ? 1 : 0) < 0) return -1;
   return 0;
 }
 
+/* Period before quota: the kernel checks the quota against the current
+ * period.  A shorter period can be refused (EINVAL) until the new quota is
+ * in; then it is written again after the quota, as runc does. */
+static int v1_cfs(v1ctx *c, const crt_resources *r) {
+  unsigned long long period = r->cpu.period.set ? r->cpu.period.v : 0;
+  long long quota = r->cpu.quota.set ? r->cpu.quota.v : 0;
+  bool again = false;
+  if (period) {
+    crt_err *e = NULL;
+    v1ctx t = {c->path, &e};
+    if (w(&t, "cpu", "cpu.cfs_period_us", "%llu", period) < 0) {
+      if (e->errnum != EINVAL || quota == 0) {
+        crt_err_free(c->err);
+        *c->err = e;
+        return -1;
+      }
+      crt_err_free(&e);
+      again = true;
+    }
+  }
+  if (quota && w(c, "cpu", "cpu.cfs_quota_us", "%lld", quota) < 0) return -1;
+  if (again && w(c, "cpu", "cpu.cfs_period_us", "%llu", period) < 0) return -1;
+  return 0;
+}
+
 static int v1_cpu(v1ctx *c, const crt_resources *r) {
   const __typeof__(r->cpu) *p = &r->cpu;
-  if (p->shares.set && w(c, "cpu", "cpu.shares", "%llu", (unsigned long long)p->shares.v) < 0) return -1;
-  /* period before quota: the kernel checks quota against the current period. */
-  if (p->period.set && w(c, "cpu", "cpu.cfs_period_us", "%llu", (unsigned long long)p->period.v) < 0) return -1;
-  if (p->quota.set && w(c, "cpu", "cpu.cfs_quota_us", "%lld", (long long)p->quota.v) < 0) return -1;
+  if (p->shares.set && p->shares.v && w(c, "cpu", "cpu.shares", "%llu", (unsigned long long)p->shares.v) < 0) return -1;
+  if (v1_cfs(c, r) < 0) return -1;
   if (p->burst.set && w(c, "cpu", "cpu.cfs_burst_us", "%llu", (unsigned long long)p->burst.v) < 0) return -1;
-  if (p->realtime_period.set &&
+  if (p->realtime_period.set && p->realtime_period.v &&
       w(c, "cpu", "cpu.rt_period_us", "%llu", (unsigned long long)p->realtime_period.v) < 0)
     return -1;
-  if (p->realtime_runtime.set &&
+  if (p->realtime_runtime.set && p->realtime_runtime.v &&
       w(c, "cpu", "cpu.rt_runtime_us", "%lld", (long long)p->realtime_runtime.v) < 0)
     return -1;
   if (p->idle.set && w(c, "cpu", "cpu.idle", "%lld", (long long)p->idle.v) < 0) return -1;
@@ -294,17 +318,17 @@ static int v1_blkio(v1ctx *c, const crt_resources *r) {
   const __typeof__(r->blkio) *b = &r->blkio;
   /* With BFQ the CFQ files are gone and blkio.bfq.weight takes over. */
   bool bfq = !has_file(c, "blkio", "blkio.weight") && has_file(c, "blkio", "blkio.bfq.weight");
-  if (b->weight.set &&
+  if (b->weight.set && b->weight.v &&
       w(c, "blkio", bfq ? "blkio.bfq.weight" : "blkio.weight", "%llu", (unsigned long long)b->weight.v) < 0)
     return -1;
-  if (b->leaf_weight.set && w(c, "blkio", "blkio.leaf_weight", "%llu", (unsigned long long)b->leaf_weight.v) < 0)
+  if (b->leaf_weight.set && b->leaf_weight.v && w(c, "blkio", "blkio.leaf_weight", "%llu", (unsigned long long)b->leaf_weight.v) < 0)
     return -1;
   for (size_t i = 0; i < b->n_weight_device; i++) {
     const crt_blkio_weight_device *d = &b->weight_device[i];
-    if (d->weight.set && w(c, "blkio", bfq ? "blkio.bfq.weight_device" : "blkio.weight_device", "%lld:%lld %llu",
+    if (d->weight.set && d->weight.v && w(c, "blkio", bfq ? "blkio.bfq.weight_device" : "blkio.weight_device", "%lld:%lld %llu",
                            (long long)d->major, (long long)d->minor, (unsigned long long)d->weight.v) < 0)
       return -1;
-    if (d->leaf_weight.set && w(c, "blkio", "blkio.leaf_weight_device", "%lld:%lld %llu", (long long)d->major,
+    if (d->leaf_weight.set && d->leaf_weight.v && w(c, "blkio", "blkio.leaf_weight_device", "%lld:%lld %llu", (long long)d->major,
                                 (long long)d->minor, (unsigned long long)d->leaf_weight.v) < 0)
       return -1;
   }
@@ -346,7 +370,7 @@ static const char *net_ctrl(v1ctx *c, const char *name) {
 }
 
 static int v1_network(v1ctx *c, const crt_resources *r) {
-  if (r->network.class_id.set &&
+  if (r->network.class_id.set && r->network.class_id.v &&
       w(c, net_ctrl(c, "net_cls"), "net_cls.classid", "%llu", (unsigned long long)r->network.class_id.v) < 0)
     return -1;
   for (size_t i = 0; i < r->network.n_priorities; i++) {
@@ -366,11 +390,10 @@ int cg_rdma_line(const crt_rdma *r, char *buf, size_t len) {
 
 int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err) {
   v1ctx c = {path, err};
-  if (r->unified.len > 0)
-    return crt_error(err, EINVAL, "cgroup: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
+  if (cg_validate(r, false, err) < 0) return -1;
   if (v1_memory(&c, r) < 0 || v1_cpu(&c, r) < 0) return -1;
-  if (r->pids.limit.set) {
-    char v[32] = "max"; /* -1 and 0 mean unlimited */
+  if (r->pids.limit.set && r->pids.limit.v != 0) { /* runc: 0 leaves it */
+    char v[32] = "max"; /* any negative: unlimited */
     if (r->pids.limit.v > 0) snprintf(v, sizeof v, "%lld", (long long)r->pids.limit.v);
     if (w(&c, "pids", "pids.max", "%s", v) < 0) return -1;
   }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,43 +55,60 @@ static void fmt_max(char *buf, size_t len, long long v) {
     snprintf(buf, len, "%lld", v);
 }
 
+/* memory.swap.max from v1's memory+swap (runc): 0 is unset; swap equal to
+ * the limit disables swap ("0"); a host without swap accounting has no
+ * file, which is fine for "max" and "0". */
+static int v2_swap(const char *d, long long swap, long long limit, crt_err **err) {
+  long long sw;
+  if (cg_swap_v2(swap, limit, &sw, err) < 0) return -1;
+  if (sw == 0 && swap <= 0) return 0;
+  char buf[32];
+  fmt_max(buf, sizeof buf, sw);
+  crt_err *e = NULL;
+  if (cg_write(d, "memory.swap.max", buf, &e) == 0) return 0;
+  if (e->errnum == ENOENT && (sw == 0 || sw == -1)) {
+    crt_err_free(&e);
+    return 0;
+  }
+  crt_err_free(err);
+  *err = e;
+  return -1;
+}
+
+/* Zero means "not set" for every value, as in runc (dockerd sends zeros
+ * for everything it was not asked for). */
 static int v2_memory(const char *d, const crt_resources *r, crt_err **err) {
   const __typeof__(r->memory) *m = &r->memory;
+  long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
+  long long res = m->reservation.set ? m->reservation.v : 0;
   char buf[32];
-  if (m->check_before_update.set && m->check_before_update.v && m->limit.set && m->limit.v > 0) {
+  if (m->check_before_update.set && m->check_before_update.v && limit > 0) {
     unsigned long long cur;
-    if (cg_read_u64(d, "memory.current", &cur) == 0 && cur > (unsigned long long)m->limit.v)
+    if (cg_read_u64(d, "memory.current", &cur) == 0 && cur > (unsigned long long)limit)
       return crt_error(err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", cur,
-                       (long long)m->limit.v);
+                       limit);
   }
-  if (m->swap.set || (m->limit.set && m->limit.v == -1)) {
-    long long sw;
-    if (cg_swap_v2(m->swap.set ? m->swap.v : 0, m->limit.set ? m->limit.v : 0, &sw, err) < 0) return -1;
-    /* swap 0 means "unset" in runc's conversion; nothing to write then */
-    if (sw != 0) {
-      fmt_max(buf, sizeof buf, sw);
-      if (cg_write(d, "memory.swap.max", buf, err) < 0) return -1;
-    }
-  }
-  if (m->limit.set) {
-    fmt_max(buf, sizeof buf, m->limit.v);
+  if ((limit || swap || res) && v2_swap(d, swap, limit, err) < 0) return -1;
+  if (limit) {
+    fmt_max(buf, sizeof buf, limit);
     if (cg_write(d, "memory.max", buf, err) < 0) return -1;
   }
-  if (m->reservation.set) {
-    fmt_max(buf, sizeof buf, m->reservation.v);
+  if (res) {
+    fmt_max(buf, sizeof buf, res);
     if (cg_write(d, "memory.low", buf, err) < 0) return -1;
   }
-  if (m->kernel.set || m->kernel_tcp.set) crt_warn("cgroup: memory.kernel/kernelTCP are not supported on cgroup v2; ignored");
-  if (m->swappiness.set) crt_warn("cgroup: memory.swappiness is not supported on cgroup v2; ignored");
+  if ((m->kernel.set && m->kernel.v) || (m->kernel_tcp.set && m->kernel_tcp.v))
+    crt_warn("cgroup: memory.kernel/kernelTCP are not supported on cgroup v2; ignored");
+  if (m->swappiness.set && m->swappiness.v != UINT64_MAX)
+    crt_warn("cgroup: memory.swappiness is not supported on cgroup v2; ignored");
   if (m->disable_oom_killer.set && m->disable_oom_killer.v)
     crt_warn("cgroup: memory.disableOOMKiller is not supported on cgroup v2; ignored");
   return 0;
 }
 
+/* cg_validate refused realtime values on v2 */
 static int v2_cpu(const char *d, const crt_resources *r, crt_err **err) {
   const __typeof__(r->cpu) *c = &r->cpu;
-  if ((c->realtime_period.set && c->realtime_period.v) || (c->realtime_runtime.set && c->realtime_runtime.v))
-    return crt_error(err, ENOTSUP, "cgroup: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
   if (c->shares.set && c->shares.v &&
       cg_writef(d, "cpu.weight", err, "%llu", cg_shares_to_weight(c->shares.v)) < 0)
     return -1;
@@ -127,10 +145,10 @@ static int v2_io(const char *d, const crt_resources *r, crt_err **err) {
       return -1;
     }
   }
-  if (b->leaf_weight.set) crt_warn("cgroup: blockIO.leafWeight is not supported on cgroup v2; ignored");
+  if (b->leaf_weight.set && b->leaf_weight.v) crt_warn("cgroup: blockIO.leafWeight is not supported on cgroup v2; ignored");
   for (size_t i = 0; i < b->n_weight_device; i++) {
     const crt_blkio_weight_device *w = &b->weight_device[i];
-    if (!w->weight.set) continue;
+    if (!w->weight.set || !w->weight.v) continue; /* runc: 0 leaves it */
     int rc = bfq ? cg_writef(d, "io.bfq.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
                              (unsigned long long)w->weight.v)
                  : cg_writef(d, "io.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
@@ -157,8 +175,9 @@ static int v2_unified(const char *d, const crt_kvv *u, crt_err **err) {
 }
 
 int cg_v2_apply(const char *d, const crt_resources *r, crt_err **err) {
+  if (cg_validate(r, true, err) < 0) return -1;
   if (v2_memory(d, r, err) < 0 || v2_cpu(d, r, err) < 0) return -1;
-  if (r->pids.limit.set) {
+  if (r->pids.limit.set && r->pids.limit.v != 0) { /* runc: 0 leaves it; negative: max */
     char v[32] = "max";
     if (r->pids.limit.v > 0) snprintf(v, sizeof v, "%lld", (long long)r->pids.limit.v);
     if (cg_write(d, "pids.max", v, err) < 0) return -1;
@@ -172,8 +191,6 @@ int cg_v2_apply(const char *d, const crt_resources *r, crt_err **err) {
     snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
     if (cg_writef(d, file, err, "%llu", (unsigned long long)h->limit) < 0) return -1;
   }
-  if (r->network.class_id.set || r->network.n_priorities)
-    return crt_error(err, ENOTSUP, "cgroup: linux.resources.network needs the v1 net_cls/net_prio controllers, not available on cgroup v2");
   for (size_t i = 0; i < r->n_rdma; i++) {
     char line[512];
     cg_rdma_line(&r->rdma[i], line, sizeof line);

@@ -48,9 +48,8 @@ test_update() {
   echo '{"pids":{"limit":-1}}' | crt update -r - "$id" || fail "update -r -"
   assert_eq max "$(cg_file "$id" pids pids.max)"
   run_rc crt update --memory 12q "$id"; assert_eq 1 "$rc" "bad size"
-  # device rules: the update's replace linux.resources.devices; the default
-  # devices stay allowed
-  echo '{"devices":[{"allow":false,"access":"rwm"},{"allow":true,"type":"b","major":7,"minor":0,"access":"r"}]}' |
+  # device rules: runc's defaults, then the update's (the last match wins)
+  echo '{"devices":[{"allow":true,"type":"b","major":7,"minor":0,"access":"r"}]}' |
     crt update -r - "$id" || fail "update devices"
   local list; list=$(cg_file "$id" devices devices.list)
   assert_contains "$list" "b 7:0 r" "updated rule"
@@ -136,4 +135,88 @@ test_device_rules_v1() {
   assert_contains "$out" "Operation not permitted" "/dev/mem (1:1) denied"
   assert_contains "$out" "mem=1"
   assert_eq 1 "$(echo "$out" | tail -1)" "/dev/zero (1:5) allowed"
+}
+
+# Guards: linux.devices only makes device nodes.  With linux.resources.devices
+# denying all, a node listed in linux.devices (/dev/kmsg here) must get no
+# cgroup allow rule: opening it for writing fails with EPERM (runc 1.1 does
+# the same).  Before the fix every linux.devices entry was allowed rwm.
+test_linux_devices_get_no_cgroup_rule() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sh -c 'echo crt-test-device-rule >/dev/kmsg; echo "kmsg=$?"; head -c1 /dev/zero | wc -c'
+  bundle_edit "$T/b" "c['linux']['devices']=[{'path':'/dev/kmsg','type':'c','major':1,'minor':11,'fileMode':0o644,'uid':0,'gid':0}]; c['linux']['resources']={'devices':[{'allow':False,'access':'rwm'}]}"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "run: $out"
+  assert_contains "$out" "Operation not permitted" "/dev/kmsg denied by the cgroup"
+  assert_contains "$out" "kmsg=1"
+  assert_eq 1 "$(echo "$out" | tail -1)" "/dev/zero (a default device) still allowed"
+}
+
+# Guards: `update --resources` with a deny-all device rule denies every
+# device, the default ones included.  Before the fix the defaults were
+# re-added after the update's rules, so a deny-all silently restored the
+# default allow-list.
+test_update_devices_deny_all() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
+  assert_eq 1 "$(crt exec "$id" sh -c 'head -c1 /dev/zero | wc -c')" "/dev/zero before the update"
+  echo '{"devices":[{"allow":false,"access":"rwm"}]}' | crt update -r - "$id" || fail "update devices"
+  assert_eq "" "$(cg_file "$id" devices devices.list)" "devices.list after a deny-all update"
+  run_rc crt exec "$id" sh -c 'head -c1 /dev/zero; echo "zero=$?"'
+  assert_contains "$out" "Operation not permitted" "/dev/zero denied after the update"
+  assert_contains "$out" "zero=1"
+  crt delete -f "$id"
+}
+
+# Guards: an update that allows every device is applied but logged as a
+# warning in runc's log format (level=warning).  Before the fix it was silent.
+test_update_devices_allow_all_warns() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
+  echo '{"devices":[{"allow":true,"access":"rwm"}]}' |
+    "$CRT_BIN" --root "$CRT_ROOT" --log "$T/log.json" --log-format json update -r - "$id" || fail "update devices"
+  assert_contains "$(cat "$T/log.json")" '"level":"warning"' "log level"
+  assert_contains "$(cat "$T/log.json")" "allows access to all devices" "warning text"
+  assert_contains "$(cg_file "$id" devices devices.list)" "a *:* rwm" "allow-all applied"
+  crt delete -f "$id"
+}
+
+# Guards: dockerd's zero values (linux.resources blockIO.weight 0, cpu.shares
+# 0, ...) mean "not set", as in runc.  This kernel has no blkio.weight: before
+# the fix `create` failed writing it, and cpu.shares 0 was written (the
+# kernel clamps it to 2).
+test_zero_resources_mean_unset() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['resources']={'devices':[{'allow':False,'access':'rwm'}],'memory':{'disableOOMKiller':False},'cpu':{'shares':0,'quota':0,'period':0},'blockIO':{'weight':0,'leafWeight':0},'pids':{'limit':0}}"
+  # output to a file: the detached container keeps a pipe open
+  crt run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run with zero resources: $(cat "$T/out")"
+  assert_eq 1024 "$(cg_file "$id" cpu cpu.shares)" "cpu.shares left at the default"
+  assert_eq max "$(cg_file "$id" pids pids.max)" "pids.max left at the default"
+  crt delete -f "$id"
+}
+
+# Guards: `update` is all-or-nothing.  dockerd's `docker update` sends
+# cpu.period 0 and memory.limit for the rest: zeros are skipped, and a value
+# the kernel refuses is caught before any file is written.
+test_update_all_or_nothing() {
+  local id; id=$(new_id); run_limited "$id"
+  echo '{"memory":{"limit":0,"reservation":0,"kernel":0},"cpu":{"shares":0,"period":0,"quota":0},"blockIO":{"weight":0},"pids":{"limit":30}}' |
+    crt update -r - "$id" || fail "update with docker's zeros"
+  assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit unchanged by limit 0"
+  assert_eq 30 "$(cg_file "$id" pids pids.max)" "pids.max updated"
+  run_rc crt update --memory 100M --cpu-period 10 "$id"
+  assert_eq 1 "$rc" "update with an invalid period"
+  assert_contains "$out" "invalid cpu.period 10"
+  assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit not half-applied"
+  # the kernel refuses a CPU this VM does not have, after the memory limit
+  # was written: the limit is put back
+  run_rc crt update --memory 100M --cpuset-cpus 63 "$id"
+  assert_eq 1 "$rc" "update with a missing cpu"
+  assert_contains "$out" "cgroup: write cpuset.cpus (value 63)"
+  assert_contains "$out" "the 1 file(s) already written were restored"
+  assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit restored"
+  crt delete -f "$id"
 }

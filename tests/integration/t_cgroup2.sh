@@ -126,3 +126,31 @@ _v2_update_devices() {
   crt delete -f "$id" || fail "delete"
 }
 test_v2_update_devices() { in_cg2 _v2_update_devices; }
+
+# Guards (v2, eBPF): a linux.devices node (/dev/kmsg) gets no allow rule when
+# linux.resources.devices denies all; writing it fails with EPERM.
+_v2_linux_devices_no_rule() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sh -c 'echo crt-test-device-rule >/dev/kmsg; echo "kmsg=$?"; head -c1 /dev/zero | wc -c'
+  bundle_edit "$T/b" "c['linux']['devices']=[{'path':'/dev/kmsg','type':'c','major':1,'minor':11,'fileMode':0o644,'uid':0,'gid':0}]; c['linux']['resources']={'devices':[{'allow':False,'access':'rwm'}]}"
+  run_rc crt run -b "$T/b" "$id"
+  assert_eq 0 "$rc" "run: $out"
+  assert_contains "$out" "Operation not permitted" "/dev/kmsg denied by the eBPF filter"
+  assert_contains "$out" "kmsg=1"
+  assert_eq 1 "$(echo "$out" | tail -1)" "/dev/zero still allowed"
+}
+test_v2_linux_devices_get_no_cgroup_rule() { in_cg2 _v2_linux_devices_no_rule; }
+
+# Guards (v2, eBPF): `update` with a deny-all rule denies the default devices too.
+_v2_update_deny_all() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
+  assert_eq 1 "$(crt exec "$id" sh -c 'head -c1 /dev/zero | wc -c')" "/dev/zero before the update"
+  echo '{"devices":[{"allow":false,"access":"rwm"}]}' | crt update -r - "$id" || fail "update devices"
+  run_rc crt exec "$id" sh -c 'head -c1 /dev/zero; echo "zero=$?"'
+  assert_contains "$out" "Operation not permitted" "/dev/zero denied after the update"
+  assert_contains "$out" "zero=1"
+  crt delete -f "$id" || fail "delete"
+}
+test_v2_update_devices_deny_all() { in_cg2 _v2_update_deny_all; }

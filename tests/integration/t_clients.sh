@@ -1,4 +1,5 @@
-# Real clients drive crt: containerd (ctr + runc v2 shim) and podman (conmon).
+# Real clients drive crt: containerd (ctr + runc v2 shim), podman (conmon) and
+# Docker (dockerd + its managed containerd).
 # The work happens in tests/clients/*.sh, which print one line per check; here
 # each runs with its work dir under $T (so run.sh's leak check sees it) and a
 # time limit.  A missing client is a failure, not a skip: the packages come
@@ -14,3 +15,6 @@ clients_run() { # script
 
 test_containerd() { clients_run containerd.sh; }
 test_podman() { clients_run podman.sh; }
+# dockerd 20.10 (managed containerd, runc v2 shim) with crt as its default
+# runtime: about 35 s here.
+test_docker() { clients_run docker.sh; }
