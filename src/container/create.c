@@ -69,6 +69,7 @@ typedef struct {
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* v2: made before the clone (configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */
+  const crt_state *state;  /* for the hooks run in the container: all but the pid */
   int listen_fds;   /* socket activation: fds passed on after the preserved ones */
   bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
   bool new_userns;
@@ -101,11 +102,12 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
-/* The parent sends the "creating" state; startContainer hooks see "created". */
-static char *created_json(char *json) {
-  char *p = strstr(json, "\"status\":\"creating\"");
-  if (p) memmove(p + 16, p + 17, strlen(p + 17) + 1), memcpy(p + 10, "created\"", 8);
-  return json;
+/* The state given to hooks run in the container's namespaces: its pid is
+ * the one the container sees (config.md, state "pid"; runc passes 1). */
+static char *container_view_json(const init_ctx *c, enum crt_status st) {
+  crt_state v = *c->state;
+  v.pid = getpid();
+  return crt_state_json(&v, st, false);
 }
 
 /* Runs in the final init process; never returns. */
@@ -160,9 +162,12 @@ static void init_main(init_ctx *c) {
   if (early) TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
   TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
-  char *state_json = strdup(m->data);
-  if (spec->hooks && crt_hooks_run(&spec->hooks->create_container, "createContainer", state_json, &err) < 0)
-    init_fail(c->sync, err);
+  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
+  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+  if (spec->hooks && spec->hooks->create_container.len) {
+    cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATING);
+    if (crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err) < 0) init_fail(c->sync, err);
+  }
   if (mntns) {
     TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
   } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
@@ -250,9 +255,11 @@ static void init_main(init_ctx *c) {
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (stub_failed) goto fail_start;
   if (late && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
-  if (spec->hooks && spec->hooks->start_container.len &&
-      crt_hooks_run(&spec->hooks->start_container, "startContainer", created_json(state_json), &err) < 0)
+  if (start_hooks && crt_hooks_run(&spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
+    /* start destroys the container after a failing hook (lifecycle step 7) */
+    crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
     goto fail_start;
+  }
   crt_reset_signals();
   crt_cloexec_fds_from(3 + preserve);
   execve(exe, p->args.v, envp);
@@ -421,8 +428,7 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   crt_test_point("create:prestart");
   if (run_hooks_creating(spec, s, err) < 0) return -1;
-  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
-  crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, json, strlen(json), -1);
+  crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, NULL, 0, -1);
   for (;;) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
     if (m->type == CRT_SYNC_READY) break;
@@ -455,8 +461,13 @@ static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   return 0;
 }
 
-static void undo_create(const char *dir, crt_state *s) {
-  if (s->pid > 0) {
+/* runtime.md lifecycle: a failing prestart, createRuntime or
+ * createContainer hook (or any later failure of create) stops the
+ * container, destroys it (step 12) and runs the poststop hooks (step 13),
+ * as runc does for every create failure once the init exists. */
+static void undo_create(const char *dir, crt_state *s, const crt_spec *spec) {
+  bool spawned = s->pid > 0;
+  if (spawned) {
     kill(s->pid, SIGKILL);
     waitpid(s->pid, NULL, 0);
   }
@@ -467,6 +478,10 @@ static void undo_create(const char *dir, crt_state *s) {
       crt_err_free(&e);
     }
     if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
+  }
+  if (spawned && spec->hooks && spec->hooks->poststop.len) {
+    cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
+    crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
   }
   crt_rm_rf(dir);
 }
@@ -601,6 +616,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (c.new_userns && crt_idmap_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
   if (prepare_cgroup(&c, s, err) < 0) goto out;
   c.cgroup_path = s->cgroup_path;
+  c.state = s;
   if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   c.cgroup_fd = -1;
@@ -621,7 +637,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
 out:
   if (rc < 0) {
     crt_error_wrap(err, "create %s", o->id);
-    if (made_dir) undo_create(dir, s);
+    if (made_dir) undo_create(dir, s, spec);
   }
   if (c.sync >= 0) close(c.sync);
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);

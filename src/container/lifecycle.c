@@ -87,7 +87,7 @@ static int load_locked(const char *root, const char *id, crt_state **s, int *loc
 
 /* Reads the exec FIFO until EOF: "0" then EOF means the user process was
  * exec'd; anything after "0" is the init's error message. */
-static int await_exec(const crt_state *s, int fd, crt_err **err) {
+static int await_exec(const crt_state *s, int fd, bool *hook_failed, crt_err **err) {
   char buf[4096];
   size_t len = 0;
   for (;;) {
@@ -111,8 +111,26 @@ static int await_exec(const crt_state *s, int fd, crt_err **err) {
   }
   buf[len] = 0;
   if (len <= 1) return 0;
-  cleanup_free char *stub = crt_stub_message(buf + 1);
-  return crt_error(err, 0, "%s", stub ? stub : buf + 1);
+  char *msg = buf + 1;
+  *hook_failed = *msg == CRT_FIFO_HOOK_FAILED[0];
+  if (*hook_failed) msg++;
+  cleanup_free char *stub = crt_stub_message(msg);
+  return crt_error(err, 0, "%s", stub ? stub : msg);
+}
+
+static int destroy(crt_state *s, crt_err **err);
+
+/* A failing startContainer or poststart hook: "generate an error, stop the
+ * container, and continue the lifecycle at step 12" (destroy, then the
+ * poststop hooks), as runc and crun remove the container.  The caller's
+ * error stays the hook's; trouble here is only warned about. */
+static void stop_and_destroy(crt_state *s) {
+  cleanup_err crt_err *e = NULL;
+  if (s->cgroup_path && *s->cgroup_path) crt_cgroup_kill(s->cgroup_path, SIGKILL, &e);
+  crt_err_free(&e);
+  signal_init(s, SIGKILL);
+  if (!wait_stopped(s, 10000)) crt_warn("container init %d did not exit after SIGKILL", s->pid);
+  else if (destroy(s, &e) < 0) crt_warn("%s", e->msg);
 }
 
 int crt_container_start(const char *root, const char *id, crt_err **err) {
@@ -137,16 +155,17 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   }
   unlink(fifo);
   crt_test_point("start:fifo");
-  if (await_exec(s, fd, err) < 0) {
-    signal_init(s, SIGKILL);
+  bool hook_failed = false;
+  if (await_exec(s, fd, &hook_failed, err) < 0) {
+    if (hook_failed) stop_and_destroy(s);
+    else signal_init(s, SIGKILL);
     goto out;
   }
   crt_test_point("start:poststart");
   if (spec->hooks && spec->hooks->poststart.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
     if (crt_hooks_run(&spec->hooks->poststart, "poststart", json, err) < 0) {
-      /* The spec: a failing poststart hook stops the container. */
-      signal_init(s, SIGKILL);
+      stop_and_destroy(s); /* v1.3 lifecycle step 9 */
       goto out;
     }
   }

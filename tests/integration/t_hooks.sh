@@ -76,19 +76,58 @@ test_failing_create_hooks_tear_down() {
   done
 }
 
-test_failing_start_hooks_stop_container() {
+# runtime.md lifecycle (v1.3) steps 3-5, 7 and 9: a failing prestart,
+# createRuntime, createContainer, startContainer or poststart hook makes the
+# operation fail; the container is stopped and destroyed (step 12) and the
+# poststop hooks run (step 13).  Guards undo_create (create.c) and
+# stop_and_destroy (lifecycle.c).
+test_failing_hooks_destroy_and_run_poststop() {
   local kind
-  for kind in startContainer poststart; do
+  for kind in prestart createRuntime createContainer startContainer poststart; do
     make_bundle "$T/b-$kind" sleep 100
     add_hook "$T/b-$kind" "$kind" "exit 4"
+    add_hook "$T/b-$kind" poststop "cat > $T/poststop-$kind"
     local id; id=$(new_id)
-    crt create --bundle "$T/b-$kind" "$id" || fail "$kind create"
-    run_rc crt start "$id"
-    assert_eq 1 "$rc" "$kind failure fails start"
+    case $kind in
+      startContainer|poststart)
+        crt create --bundle "$T/b-$kind" "$id" || fail "$kind create"
+        run_rc crt start "$id" ;;
+      *) run_rc crt create --bundle "$T/b-$kind" "$id" ;;
+    esac
+    assert_eq 1 "$rc" "$kind failure fails the operation: $out"
     assert_contains "$out" "$kind hook"
-    wait_for sh -c "\"$CRT_BIN\" --root \"$CRT_ROOT\" state $id | grep -q stopped" || fail "$kind: container not stopped"
-    crt delete "$id" || fail "$kind delete"
+    run_rc crt state "$id"
+    assert_eq 1 "$rc" "$kind: the container is destroyed: $out"
+    [ ! -d "$CRT_ROOT/$id" ] || fail "$kind: state dir left"
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="stopped" and s["id"]==sys.argv[2], s' \
+      "$T/poststop-$kind" "$id" || fail "$kind: poststop hook did not run with the stopped state: $(cat "$T/poststop-$kind" 2>&1)"
   done
+}
+
+# config.md / runtime.md state "pid": for hooks run in the container's
+# namespaces (createContainer, startContainer) the pid as seen by the
+# container (1 in a new pid namespace; runc passes 1 too); for the others
+# the host's.  Guards container_view_json (create.c).
+test_hook_state_pid_as_seen_by_the_hook() {
+  make_bundle "$T/b" sleep 100
+  local kind
+  for kind in createRuntime createContainer startContainer poststart; do
+    add_hook "$T/b" "$kind" "cat > /tmp/$kind.json"
+  done
+  bundle_edit "$T/b" "c['root']['readonly']=False"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" || fail "create"
+  crt start "$id" || fail "start"
+  local pid; pid=$(state_field "$id" pid)
+  local want
+  for kind in createRuntime createContainer startContainer poststart; do
+    # createContainer runs before pivot_root: /tmp is still the host's
+    case $kind in createContainer) want=1 f=/tmp/$kind.json ;; startContainer) want=1 f=$T/b/rootfs/tmp/$kind.json ;;
+      *) want=$pid f=/tmp/$kind.json ;; esac
+    assert_eq "$want" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$f")" "$kind state pid"
+  done
+  rm -f /tmp/createRuntime.json /tmp/createContainer.json /tmp/poststart.json
+  crt delete -f "$id"
 }
 
 test_failing_poststop_is_a_warning() {
