@@ -63,6 +63,7 @@ cleanup() {
   exit $?
 }
 trap cleanup EXIT
+trap 'bad "killed by a signal"; exit 1' TERM INT HUP
 
 mkdir -p "$W/tmp" "$W/bundles"
 cat >"$W/crt-wrapper" <<SH

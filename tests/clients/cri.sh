@@ -40,7 +40,8 @@ die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
 ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
 ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
 ok_true() { [ "$1" = True ] && say "ok: $2" || bad "$2: expected True, got '$1' ($3)"; }
-cri() { timeout 90 "$PY" "$here/cri/cri.py" --sock "$SOCK" --gen "$W/gen" "$@"; }
+# each RPC gets 30 s (the longest wanted, StopContainer c1, has a 20 s grace)
+cri() { timeout 40 "$PY" "$here/cri/cri.py" --sock "$SOCK" --gen "$W/gen" --timeout 30 "$@"; }
 # jf JSON EXPR: evaluates a Python expression over the JSON document d
 jf() { "$PY" -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 
@@ -107,6 +108,7 @@ cleanup() {
   exit $?
 }
 trap cleanup EXIT
+trap 'bad "killed by a signal"; exit 1' TERM INT HUP
 
 mkdir -p "$W/cni" "$W/bundles" "$W/logs"
 cat >"$W/crt-wrapper" <<SH
@@ -202,7 +204,7 @@ ok_true "$("$PY" -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[
   "PodSandboxStatus: the pod has an address from the CNI bridge's subnet $SUBNET" "ip '$ip'"
 PPID_=$(jf "$(jf "$out" 'd["info"]["info"]')" 'd["pid"]')
 ok_has "$(tr '\0' ' ' </proc/"$PPID_"/cmdline 2>&1)" "sleep 2147483647" "the sandbox's process is the pause image's Cmd (pid $PPID_)"
-ok_eq "$HANDLER-options-binary $W/crt-wrapper" "$HANDLER-options-binary $(jf "$(jf "$out" 'd["info"]["info"]')" 'd["runtimeOptions"]["binary_name"]')" \
+ok_eq "$W/crt-wrapper" "$(jf "$(jf "$out" 'd["info"]["info"]')" 'd["runtimeOptions"]["binary_name"]')" \
   "the sandbox runs with the handler's BinaryName"
 hostns() { readlink "/proc/$1/ns/$2" 2>&1; }
 
