@@ -13,6 +13,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/../.." && pwd)
 CRT=${CRT_BIN:-$REPO/crt}
+CRT=$(readlink -f "$CRT" 2>/dev/null || echo "$CRT")   # the wrapper runs elsewhere
 if [ $# -gt 0 ]; then W=$1; mkdir -p "$W"; else W=$(mktemp -d /tmp/crt-buildah.XXXXXX); fi
 W=$(cd "$W" && pwd)
 IMG=docker.io/library/crt-busybox:latest

@@ -18,6 +18,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/../.." && pwd)
 CRT=${CRT_BIN:-$REPO/crt}
+CRT=$(readlink -f "$CRT" 2>/dev/null || echo "$CRT")   # the wrapper runs elsewhere
 PY=${CRI_PYTHON:-/usr/bin/python3}
 if [ $# -gt 0 ]; then W=$1; mkdir -p "$W"; else W=$(mktemp -d /tmp/crt-cri.XXXXXX); fi
 W=$(cd "$W" && pwd)
