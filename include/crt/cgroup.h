@@ -69,6 +69,10 @@ int crt_cgroup_stop_unit(const char *path, crt_err **err);
  * (killing with SIGKILL those that remain when kill_remaining). */
 int crt_cgroup_destroy(const char *path, crt_err **err);
 
+/* Whether the container's cgroup directory exists (on the hierarchy
+ * whose cgroup.procs crt reads). */
+bool crt_cgroup_exists(const char *path);
+
 /* The pids in the container's cgroup (recursively). */
 int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err);
 

@@ -185,7 +185,12 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
   if (crt_state_load(root, id, &s, err) < 0) return -1;
   int rc = 0;
   enum crt_status st = crt_state_status(s);
-  if (st == CRT_STATUS_STOPPED) {
+  if (st == CRT_STATUS_STOPPED && all) {
+    /* As runc: the init is gone, but processes of a container without its
+     * own pid namespace outlive it in the cgroup (containerd's shim sends
+     * kill --all after such a container's exit).  No cgroup: nothing left. */
+    rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
+  } else if (st == CRT_STATUS_STOPPED) {
     rc = crt_error(err, 0, "container not running");
   } else if (all && s->cgroup_path && *s->cgroup_path) {
     rc = crt_cgroup_kill(s->cgroup_path, sig, err);
@@ -217,6 +222,18 @@ static void run_poststop(const crt_state *s) {
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
   }
   crt_spec_free(spec);
+}
+
+/* A pid namespace of its own (not joined by path): its init's death killed
+ * every process in it.  Unknown (no readable config): assume so. */
+static bool own_pidns(const crt_state *s) {
+  crt_spec *spec = NULL;
+  cleanup_err crt_err *e = NULL;
+  if (crt_state_load_spec(s, &spec, &e) < 0) return true;
+  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
+  bool own = ns && !(ns->path && *ns->path);
+  crt_spec_free(spec);
+  return own;
 }
 
 static int destroy(crt_state *s, crt_err **err) {
@@ -287,6 +304,12 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
       goto out;
     }
+  }
+  if (st == CRT_STATUS_STOPPED && s->cgroup_path && *s->cgroup_path && !own_pidns(s)) {
+    /* As runc: processes left in the cgroup of a container that shares a
+     * pid namespace (a pod's) die with it; otherwise rmdir stays EBUSY. */
+    cleanup_err crt_err *kerr = NULL;
+    crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr);
   }
   crt_test_point("delete:killed");
   rc = destroy(s, err);

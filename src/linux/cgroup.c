@@ -604,6 +604,12 @@ static int collect_pids(const char *dir, pid_t **pids, size_t *n, crt_err **err)
   return rc;
 }
 
+bool crt_cgroup_exists(const char *path) {
+  if (!path || !*path) return false;
+  cleanup_free char *dir = procs_dir(path);
+  return dir && access(dir, F_OK) == 0;
+}
+
 int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err) {
   *pids = NULL;
   *n = 0;

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Builds a busybox image without a registry.
 
-mkimage.py OUTDIR [NAME]
+mkimage.py [--cmd JSON_LIST] OUTDIR [NAME]
   OUTDIR/rootfs.tar  the root filesystem as one uncompressed layer (also what
                      `podman import` takes)
   OUTDIR/oci.tar     an OCI image layout archive for `ctr images import`,
                      its manifest named NAME (default
                      docker.io/library/crt-busybox:latest)
+--cmd sets the image config's Cmd (default ["sh"]), e.g. '["sleep", "2147483647"]'
+for a pause image.
 The busybox is the host's busybox-static; entries are sorted and dated 0 so
 that the same busybox always gives the same digests.
 """
-import hashlib, io, json, os, subprocess, sys, tarfile
+import argparse, hashlib, io, json, os, subprocess, tarfile
 
 BUSYBOX = "/bin/busybox"
 
@@ -58,8 +60,12 @@ def blob(tar, data):
 
 
 def main():
-    out = sys.argv[1]
-    name = sys.argv[2] if len(sys.argv) > 2 else "docker.io/library/crt-busybox:latest"
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cmd", default='["sh"]', help="the image's Cmd as a JSON list")
+    ap.add_argument("outdir")
+    ap.add_argument("name", nargs="?", default="docker.io/library/crt-busybox:latest")
+    a = ap.parse_args()
+    out, name, cmd = a.outdir, a.name, json.loads(a.cmd)
     os.makedirs(out, exist_ok=True)
     layer = rootfs_tar()
     with open(os.path.join(out, "rootfs.tar"), "wb") as f:
@@ -67,7 +73,7 @@ def main():
     diff_id = "sha256:" + hashlib.sha256(layer).hexdigest()
     config = {
         "architecture": "amd64", "os": "linux",
-        "config": {"Env": ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], "Cmd": ["sh"],
+        "config": {"Env": ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], "Cmd": cmd,
                    "WorkingDir": "/"},
         "rootfs": {"type": "layers", "diff_ids": [diff_id]},
         "history": [{"created_by": "tests/clients/mkimage.py"}],
