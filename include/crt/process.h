@@ -40,7 +40,16 @@ int crt_find_executable(const crt_process *p, char **out, crt_err **err);
 int crt_set_rlimits(const crt_process *p, crt_err **err);
 int crt_set_sysctls(const crt_spec *spec, crt_err **err);
 int crt_set_hostname(const crt_spec *spec, crt_err **err);
-/* oomScoreAdj, personality, scheduler, ioPriority, umask. */
+/* numa.c: lists in the kernel's format ("0-3,7") into a bit mask of
+ * `bits` bits. */
+int crt_parse_id_list(const char *s, unsigned long *mask, size_t bits, crt_err **err);
+/* linux.memoryPolicy: checked at create, applied in every container
+ * process (set_mempolicy survives execve). */
+int crt_mempolicy_validate(const crt_memory_policy *m, crt_err **err);
+int crt_set_mempolicy(const crt_spec *spec, crt_err **err);
+/* sched_setaffinity to a CPU list; NULL: every CPU the cpuset allows. */
+int crt_set_cpu_list(const char *list, crt_err **err);
+/* oomScoreAdj, personality, scheduler, ioPriority, umask, memoryPolicy. */
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
 int crt_set_user(const crt_process *p, bool userns, crt_err **err);

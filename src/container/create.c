@@ -548,6 +548,10 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   int lock = -1, ours_tty = -1;
   bool made_dir = false;
   if (crt_spec_validate_for_create(spec, err) < 0) goto out;
+  if (spec->linux_ && spec->linux_->memory_policy && crt_mempolicy_validate(spec->linux_->memory_policy, err) < 0) {
+    crt_error_wrap(err, "config.json");
+    goto out;
+  }
   rootfs = abs_path(bundle, spec->root->path);
   struct stat st;
   if (stat(rootfs, &st) < 0) {

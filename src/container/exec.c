@@ -58,6 +58,10 @@ static void exec_process(exec_ctx *c) {
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  /* execCPUAffinity.final applies once in the cgroup; without it an
+   * initial list is undone (every CPU the cgroup's cpuset allows) */
+  const crt_exec_cpu_affinity *aff = p->exec_cpu_affinity;
+  if (aff && (aff->initial || aff->final)) XTRY(crt_set_cpu_list(aff->final, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
       crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
@@ -125,6 +129,10 @@ static void joiner(exec_ctx *c) {
   /* In the container's cgroup namespace the kernel would refuse to clone
    * into its cgroup (not below our namespace root): join that one last. */
   int defer = c->cgroup_fd >= 0 ? CLONE_NEWCGROUP : 0;
+  /* execCPUAffinity.initial: where the process runs before it joins the
+   * container's cgroup (inherited by the clone below) */
+  const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
+  if (aff && aff->initial && crt_set_cpu_list(aff->initial, &err) < 0) child_fail(c->errpipe, err);
   if (crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err) < 0) child_fail(c->errpipe, err);
   pid_t pid = crt_clone_into(CLONE_PARENT, c->cgroup_fd);
   if (pid < 0) {

@@ -155,6 +155,7 @@ int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **
       return crt_error_wrap(err, "set oomScoreAdj %s", buf);
   }
   if (set_personality(spec, err) < 0 || set_scheduler(p, err) < 0 || set_ioprio(p, err) < 0) return -1;
+  if (crt_set_mempolicy(spec, err) < 0) return -1;
   if (p->user.umask.set) umask((mode_t)p->user.umask.v);
   return 0;
 }

@@ -77,3 +77,63 @@ test_config_linux_md_namespace_path_joined() {
   assert_eq "$(readlink /proc/$pid/ns/net)" "$out" "joined the other container's netns"
   crt delete -f "$a"
 }
+
+# config-linux.md#memory-policy (v1.3): linux.memoryPolicy is applied to
+# the container's processes (set_mempolicy, seen in /proc/self/numa_maps),
+# the exec'd ones too; bad values fail create naming the field.  Guards
+# src/linux/numa.c.
+test_config_linux_md_memory_policy() {
+  make_bundle "$T/b" sh -c 'head -1 /proc/self/numa_maps | cut -d" " -f2; sleep 100'
+  local mode want
+  for mode in "MPOL_BIND::bind:0" "MPOL_INTERLEAVE::interleave:0" "MPOL_PREFERRED::prefer:0" \
+              "MPOL_BIND:MPOL_F_STATIC_NODES:bind=static:0"; do
+    want=${mode#*:*:}; local flag=${mode#*:}; flag=${flag%%:*}; local m=${mode%%:*}
+    bundle_edit "$T/b" "c['linux']['memoryPolicy']={'mode':'$m','nodes':'0','flags':[f for f in ['$flag'] if f]}"
+    local id; id=$(new_id)
+    crt run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run with $m: $(cat "$T/out")"
+    local pid; pid=$(state_field "$id" pid)
+    assert_eq "$want" "$(head -1 /proc/$pid/numa_maps | cut -d' ' -f2)" "numa_maps policy of the init ($m $flag)"
+    run_rc crt exec "$id" sh -c 'head -1 /proc/self/numa_maps | cut -d" " -f2'
+    assert_eq "$want" "$out" "numa_maps policy of an exec'd process ($m $flag)"
+    crt delete -f "$id"
+  done
+  local bad
+  for bad in "{'mode':'MPOL_BIND','nodes':'0-x'}|.linux.memoryPolicy.nodes" \
+             "{'mode':'MPOL_BIND'}|.linux.memoryPolicy.nodes: MPOL_BIND needs nodes" \
+             "{'mode':'MPOL_BOGUS','nodes':'0'}|.linux.memoryPolicy.mode"; do
+    bundle_edit "$T/b" "c['linux']['memoryPolicy']=${bad%%|*}"
+    run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+    assert_eq 1 "$rc" "run with memoryPolicy ${bad%%|*}"
+    assert_contains "$out" "${bad#*|}"
+  done
+}
+
+# config.md#process (v1.2): process.execCPUAffinity for `exec`: final is the
+# affinity the process runs with in the container; with only initial, the
+# process is not left on the initial CPUs.  Guards src/container/exec.c.
+test_config_md_exec_cpu_affinity() {
+  [ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null || fail "run -d"
+  local all; all=$(awk '/Cpus_allowed_list/ {print $2}' /proc/self/status)
+  python3 - "$T/b/config.json" "$T/p.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["process"]
+p["args"] = ["sh", "-c", "grep Cpus_allowed_list /proc/self/status | cut -f2"]
+p["execCPUAffinity"] = {"initial": "0", "final": "1"}
+json.dump(p, open(sys.argv[2], "w"))
+p["execCPUAffinity"] = {"initial": "1"}
+json.dump(p, open(sys.argv[2] + ".initial", "w"))
+p["execCPUAffinity"] = {"final": "0-x"}
+json.dump(p, open(sys.argv[2] + ".bad", "w"))
+PY
+  run_rc crt exec -p "$T/p.json" "$id"
+  assert_eq "0 1" "$rc $out" "exec with final 1"
+  run_rc crt exec -p "$T/p.json.initial" "$id"
+  assert_eq "0 $all" "$rc $out" "exec with only initial: all CPUs again"
+  run_rc crt exec -p "$T/p.json.bad" "$id"
+  assert_eq 255 "$rc" "exec with a bad list"
+  assert_contains "$out" ".execCPUAffinity.final: invalid CPU list"
+  crt delete -f "$id"
+}

@@ -1,0 +1,119 @@
+#define _GNU_SOURCE
+/* CPU and NUMA node placement: linux.memoryPolicy (set_mempolicy, inherited
+ * across execve) and process.execCPUAffinity (sched_setaffinity for
+ * `exec`).  Both take lists in the kernel's format: "0-3,7". */
+#include <errno.h>
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "crt/process.h"
+#include "crt/spec.h"
+
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6 /* Linux 6.9 */
+#endif
+
+#define LIST_BITS 4096 /* CPUs or nodes a list may name */
+#define LONG_BITS (8 * sizeof(unsigned long))
+
+int crt_parse_id_list(const char *s, unsigned long *mask, size_t bits, crt_err **err) {
+  memset(mask, 0, (bits + LONG_BITS - 1) / LONG_BITS * sizeof *mask);
+  const char *p = s;
+  if (!*p) return crt_error(err, 0, "empty list");
+  for (;;) {
+    char *end;
+    errno = 0;
+    unsigned long a = strtoul(p, &end, 10), b = a;
+    if (errno || end == p || *p == '-' || *p == '+') return crt_error(err, 0, "\"%s\": not a list like 0-3,7", s);
+    if (*end == '-') {
+      p = end + 1;
+      b = strtoul(p, &end, 10);
+      if (errno || end == p || *p == '-' || *p == '+' || b < a) return crt_error(err, 0, "\"%s\": bad range", s);
+    }
+    if (b >= bits) return crt_error(err, 0, "\"%s\": %lu is out of range (at most %zu)", s, b, bits - 1);
+    for (unsigned long i = a; i <= b; i++) mask[i / LONG_BITS] |= 1UL << (i % LONG_BITS);
+    if (*end == 0) return 0;
+    if (*end != ',') return crt_error(err, 0, "\"%s\": not a list like 0-3,7", s);
+    p = end + 1;
+  }
+}
+
+static const struct {
+  const char *name;
+  int mode;
+  bool needs_nodes; /* the kernel wants a non-empty node mask */
+} modes[] = {
+    {"MPOL_DEFAULT", MPOL_DEFAULT, false},   {"MPOL_PREFERRED", MPOL_PREFERRED, false},
+    {"MPOL_BIND", MPOL_BIND, true},          {"MPOL_INTERLEAVE", MPOL_INTERLEAVE, true},
+    {"MPOL_LOCAL", MPOL_LOCAL, false},       {"MPOL_PREFERRED_MANY", MPOL_PREFERRED_MANY, true},
+    {"MPOL_WEIGHTED_INTERLEAVE", MPOL_WEIGHTED_INTERLEAVE, true},
+};
+
+static const struct {
+  const char *name;
+  int flag;
+} mode_flags[] = {
+    {"MPOL_F_NUMA_BALANCING", MPOL_F_NUMA_BALANCING},
+    {"MPOL_F_RELATIVE_NODES", MPOL_F_RELATIVE_NODES},
+    {"MPOL_F_STATIC_NODES", MPOL_F_STATIC_NODES},
+};
+
+/* The mode with its flags, and whether it needs nodes; -1 if unknown. */
+static int policy_mode(const crt_memory_policy *m, bool *needs_nodes) {
+  int mode = -1;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (!strcmp(m->mode, modes[i].name)) mode = modes[i].mode, *needs_nodes = modes[i].needs_nodes;
+  for (size_t i = 0; mode >= 0 && i < m->flags.len; i++)
+    for (size_t j = 0; j < sizeof mode_flags / sizeof mode_flags[0]; j++)
+      if (!strcmp(m->flags.v[i], mode_flags[j].name)) mode |= mode_flags[j].flag;
+  return mode;
+}
+
+/* The rules the kernel would apply at set_mempolicy, checked at create so
+ * that the error names the field before anything exists. */
+int crt_mempolicy_validate(const crt_memory_policy *m, crt_err **err) {
+  bool needs = false;
+  if (policy_mode(m, &needs) < 0) return crt_error(err, 0, ".linux.memoryPolicy.mode: unknown mode \"%s\"", m->mode);
+  bool has = m->nodes && *m->nodes;
+  if (needs && !has) return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s needs nodes", m->mode);
+  if (has && (!strcmp(m->mode, "MPOL_DEFAULT") || !strcmp(m->mode, "MPOL_LOCAL")))
+    return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s takes no nodes", m->mode);
+  unsigned long mask[LIST_BITS / LONG_BITS];
+  if (has && crt_parse_id_list(m->nodes, mask, LIST_BITS, err) < 0)
+    return crt_error_wrap(err, ".linux.memoryPolicy.nodes");
+  return 0;
+}
+
+int crt_set_mempolicy(const crt_spec *spec, crt_err **err) {
+  const crt_memory_policy *m = spec->linux_ ? spec->linux_->memory_policy : NULL;
+  if (!m) return 0;
+  bool needs = false;
+  int mode = policy_mode(m, &needs);
+  unsigned long mask[LIST_BITS / LONG_BITS] = {0};
+  bool has = m->nodes && *m->nodes;
+  if (mode < 0 || (has && crt_parse_id_list(m->nodes, mask, LIST_BITS, err) < 0))
+    return crt_error(err, EINVAL, "linux.memoryPolicy");
+  if (syscall(SYS_set_mempolicy, mode, has ? mask : NULL, has ? (unsigned long)LIST_BITS + 1 : 0UL) < 0)
+    return crt_error(err, errno, "set_mempolicy %s nodes \"%s\"", m->mode, has ? m->nodes : "");
+  return 0;
+}
+
+int crt_set_cpu_list(const char *list, crt_err **err) {
+  cpu_set_t *set = CPU_ALLOC(LIST_BITS);
+  if (!set) return crt_error(err, ENOMEM, "CPU list");
+  size_t size = CPU_ALLOC_SIZE(LIST_BITS);
+  int rc = 0;
+  if (list) {
+    rc = crt_parse_id_list(list, (unsigned long *)set, LIST_BITS, err);
+  } else { /* every CPU: the kernel keeps those the cpuset allows */
+    memset(set, 0xff, size);
+  }
+  if (rc == 0 && sched_setaffinity(0, size, set) < 0) rc = crt_error(err, errno, "sched_setaffinity \"%s\"", list ? list : "all");
+  CPU_FREE(set);
+  return rc;
+}
