@@ -49,6 +49,9 @@ int crt_mempolicy_validate(const crt_memory_policy *m, crt_err **err);
 int crt_set_mempolicy(const crt_spec *spec, crt_err **err);
 /* sched_setaffinity to a CPU list; NULL: every CPU the cpuset allows. */
 int crt_set_cpu_list(const char *list, crt_err **err);
+/* netdev.c: linux.netDevices moved into the init's network namespace
+ * (runtime side, right after the clone). */
+int crt_netdev_move(pid_t init, const crt_kvv *devs, crt_err **err);
 /* oomScoreAdj, personality, scheduler, ioPriority, umask, memoryPolicy. */
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */

@@ -291,6 +291,7 @@ typedef struct {
   crt_resources *resources; /* NULL when absent */
   crt_intel_rdt *intel_rdt;
   crt_kvv sysctl;
+  crt_kvv net_devices; /* host interface -> name in the container ("" keeps it) */
   crt_seccomp *seccomp;
   char *rootfs_propagation;
   crt_strv masked_paths, readonly_paths;

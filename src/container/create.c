@@ -404,6 +404,7 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
     if (crt_ns_write_maps(s->pid, spec, err) < 0) return -1;
     crt_sync_send(c->sync, CRT_SYNC_MAPS_DONE, NULL, 0, -1);
   }
+  if (spec->linux_ && crt_netdev_move(s->pid, &spec->linux_->net_devices, err) < 0) return -1;
   /* state.json already names the planned cgroup (see crt_container_create):
    * a crash from here on leaves nothing delete --force cannot find. */
   if (c->cgroup_made) {

@@ -108,6 +108,12 @@ static void linux_obj(yajl_gen g) {
   yajl_gen_map_open(g);
   enabled(g, "idmap", true); /* open_tree + MOUNT_ATTR_IDMAP (docs/userns.md) */
   yajl_gen_map_close(g);
+  str(g, "memoryPolicy"); /* src/linux/numa.c */
+  yajl_gen_map_open(g);
+  strs(g, "modes", crt_spec_mempolicy_modes);
+  strs(g, "flags", crt_spec_mempolicy_flags);
+  yajl_gen_map_close(g);
+  enabled(g, "netDevices", true); /* src/linux/netdev.c */
   yajl_gen_map_close(g);
 }
 

@@ -131,6 +131,7 @@ static void linux_free(crt_linux *l) {
     free(l->intel_rdt);
   }
   kvv_free(&l->sysctl);
+  kvv_free(&l->net_devices);
   seccomp_free(l->seccomp);
   free(l->rootfs_propagation);
   strv_free(&l->masked_paths);

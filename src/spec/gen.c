@@ -445,6 +445,17 @@ static void gen_linux(G g, const crt_linux *l) {
   kidmaps(g, "uidMappings", &l->uid_mappings);
   kidmaps(g, "gidMappings", &l->gid_mappings);
   kkvv(g, "sysctl", &l->sysctl);
+  if (l->net_devices.v) {
+    key(g, "netDevices");
+    yajl_gen_map_open(g);
+    for (size_t i = 0; i < l->net_devices.len; i++) {
+      key(g, l->net_devices.v[i].key);
+      yajl_gen_map_open(g);
+      if (*l->net_devices.v[i].value) kstr(g, "name", l->net_devices.v[i].value);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_map_close(g);
+  }
   if (l->resources) gen_resources(g, l->resources);
   kstr(g, "cgroupsPath", l->cgroups_path);
   if (l->namespaces) {

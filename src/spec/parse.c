@@ -1,6 +1,7 @@
 /* config.json / process.json parser: yajl tree -> typed model, validating
  * as it goes.  Every error names the JSON path of the offending value. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -826,6 +827,42 @@ static int f_sub(P *p, yajl_val o, const char *key, size_t size, int (*fn)(P *, 
 
 #define SUB(p, o, key, fn, slot) f_sub(p, o, key, sizeof **(slot), (int (*)(P *, yajl_val, void *))(fn), (void **)(slot))
 
+/* An interface name the kernel would take (dev_valid_name). */
+static bool valid_ifname(const char *n) {
+  size_t len = strlen(n);
+  if (len == 0 || len >= 16 || !strcmp(n, ".") || !strcmp(n, "..")) return false;
+  for (; *n; n++)
+    if (*n == '/' || *n == ':' || isspace((unsigned char)*n)) return false;
+  return true;
+}
+
+/* linux.netDevices: {"eth1": {"name": "net0"}, "eth2": {}} */
+static int parse_net_devices(P *p, yajl_val o, crt_linux *l) {
+  yajl_val v;
+  size_t s;
+  if (enter(p, o, "netDevices", yajl_t_object, false, &v, &s) < 0) return -1;
+  if (v == NULL) return 0;
+  l->net_devices.v = xcalloc(v->u.object.len + 1, sizeof(crt_kv));
+  for (size_t i = 0; i < v->u.object.len; i++) {
+    const char *host = v->u.object.keys[i];
+    size_t si = push(p, "[\"%s\"]", host);
+    if (!valid_ifname(host)) return fail(p, "not a valid interface name");
+    if (want(p, v->u.object.values[i], yajl_t_object) < 0) return -1;
+    char *name = NULL;
+    if (f_str(p, v->u.object.values[i], "name", false, &name) < 0) return -1;
+    l->net_devices.v[i].key = xstrdup(host);
+    l->net_devices.v[i].value = name ? name : xstrdup("");
+    l->net_devices.len = i + 1;
+    if (name && !valid_ifname(name)) {
+      push(p, ".name");
+      return fail(p, "\"%s\" is not a valid interface name", name);
+    }
+    pop(p, si);
+  }
+  pop(p, s);
+  return 0;
+}
+
 static int parse_linux(P *p, yajl_val o, crt_linux *l) {
   if (OBJV(p, o, "namespaces", parse_namespace, &l->namespaces, &l->n_namespaces) < 0) return -1;
   for (size_t i = 0; i < l->n_namespaces; i++)
@@ -848,6 +885,7 @@ static int parse_linux(P *p, yajl_val o, crt_linux *l) {
   if (SUB(p, o, "resources", parse_resources, &l->resources) < 0) return -1;
   if (SUB(p, o, "intelRdt", parse_intel_rdt, &l->intel_rdt) < 0) return -1;
   if (f_kvv(p, o, "sysctl", &l->sysctl) < 0) return -1;
+  if (parse_net_devices(p, o, l) < 0) return -1;
   if (SUB(p, o, "seccomp", parse_seccomp, &l->seccomp) < 0) return -1;
   if (f_str(p, o, "rootfsPropagation", false, &l->rootfs_propagation) < 0) return -1;
   if (l->rootfs_propagation && crt_spec_in_list(crt_spec_rootfs_propagations, l->rootfs_propagation) < 0) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "crt/spec.h"
 
@@ -85,5 +86,10 @@ int crt_spec_validate_for_create(const crt_spec *s, crt_err **err) {
   for (size_t i = 0; i < s->n_mounts; i++)
     if ((s->mounts[i].uid_mappings.len == 0) != (s->mounts[i].gid_mappings.len == 0))
       return crt_error(err, 0, "%s: .mounts[%zu]: idmapped mounts need both uidMappings and gidMappings", n, i);
+  if (l && l->net_devices.len && !private_ns(s, CRT_NS_NETWORK))
+    return crt_error(err, 0, "%s: .linux.netDevices: moving interfaces needs a private network namespace", n);
+  if (l && l->intel_rdt)
+    return crt_error(err, 0, "%s: .linux.intelRdt: Intel RDT is not supported by crt (features: intelRdt.enabled is false)%s",
+                     n, access("/sys/fs/resctrl/schemata", F_OK) ? "; /sys/fs/resctrl is not mounted here" : "");
   return validate_sysctls(s, err);
 }

@@ -137,3 +137,46 @@ PY
   assert_contains "$out" ".execCPUAffinity.final: invalid CPU list"
   crt delete -f "$id"
 }
+
+# config-linux.md#network-devices (v1.3): linux.netDevices moves a host
+# interface into the container's network namespace under its new name; a
+# veth end dies with the namespace, taking its peer along.  A missing
+# interface fails create naming it; without a private network namespace the
+# field is refused.  Guards src/linux/netdev.c.
+test_config_linux_md_net_devices() {
+  local a=crtv$$a b=crtv$$b
+  ip link add "$a" type veth peer name "$b" || fail "ip link add veth"
+  make_bundle "$T/b" sh -c 'ip -o link show net7 | cut -d: -f2 | cut -d@ -f1'
+  bundle_edit "$T/b" "c['linux']['netDevices']={'$a':{'name':'net7'}}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  ip link del "$a" 2>/dev/null
+  assert_eq 0 "$rc" "run with netDevices: $out"
+  assert_eq " net7" "$out" "the interface in the container"
+  ! ip link show "$b" >/dev/null 2>&1 || { ip link del "$b"; fail "the veth peer outlived the container"; }
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with a missing interface"
+  assert_contains "$out" "netDevices: host interface \"$a\": No such device"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='network']"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 1 "$rc" "run with netDevices and no network namespace"
+  assert_contains "$out" ".linux.netDevices: moving interfaces needs a private network namespace"
+  bundle_edit "$T/b" "c['linux']['netDevices']={'a/b':{}}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_contains "$out" ".linux.netDevices[\"a/b\"]: not a valid interface name"
+}
+
+# config-linux.md#intel-rdt: not supported by crt, so refused (never
+# silently ignored), and `features` says so.
+test_config_linux_md_intel_rdt_refused() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['intelRdt']={'closID':'x','l3CacheSchema':'L3:0=f'}"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with intelRdt"
+  assert_contains "$out" ".linux.intelRdt: Intel RDT is not supported by crt"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+  "$CRT_BIN" features | python3 -c 'import json,sys; assert json.load(sys.stdin)["linux"]["intelRdt"]["enabled"] is False' \
+    || fail "features: intelRdt.enabled"
+}

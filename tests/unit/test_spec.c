@@ -118,6 +118,7 @@ static const char full_json[] =
     "  'intelRdt':{'closID':'guaranteed','l3CacheSchema':'L3:0=7f0','memBwSchema':'MB:0=20','schemata':['L2:0=ff'],"
     "    'enableCMT':true,'enableMBM':true},"
     "  'sysctl':{'net.ipv4.ip_forward':'1'},"
+    "  'netDevices':{'eth1':{'name':'net0'},'eth2':{}},"
     "  'seccomp':{'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':1,'architectures':['SCMP_ARCH_X86_64','SCMP_ARCH_X86'],"
     "    'flags':['SECCOMP_FILTER_FLAG_LOG'],'listenerPath':'/run/listener.sock','listenerMetadata':'meta',"
     "    'syscalls':[{'names':['read','write'],'action':'SCMP_ACT_ALLOW'},"
@@ -208,6 +209,9 @@ static void test_full_values(void **state) {
   assert_string_equal(r->unified.v[1].value, "default 100");
   assert_true(l->intel_rdt->enable_mbm);
   assert_string_equal(l->sysctl.v[0].key, "net.ipv4.ip_forward");
+  assert_int_equal(l->net_devices.len, 2);
+  assert_string_equal(l->net_devices.v[0].value, "net0");
+  assert_string_equal(l->net_devices.v[1].value, "");
   assert_int_equal(l->seccomp->default_errno_ret.v, 1);
   assert_int_equal(l->seccomp->n_syscalls, 3);
   assert_true(l->seccomp->syscalls[1].args[0].value == UINT64_MAX);
@@ -246,7 +250,8 @@ static void test_round_trip_full(void **state) {
                           "\"execCPUAffinity\"", "\"ioPriority\"", "\"domainname\"", "\"poststop\"", "\"timeOffsets\"",
                           "\"hcaObjects\":10000", "\"unified\"", "\"checkBeforeUpdate\":true", "\"valueTwo\":4",
                           "\"listenerMetadata\"", "\"memoryPolicy\"", "\"enableMBM\":true", "\"idle\":1",
-                          "\"value\":18446744073709551615", "\"burst\":100", "\"kernelTCP\":1"};
+                          "\"value\":18446744073709551615", "\"burst\":100", "\"kernelTCP\":1",
+                          "\"netDevices\":{\"eth1\":{\"name\":\"net0\"},\"eth2\":{}}"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
     if (strstr(j, fields[i]) == NULL) fail_msg("%s missing from %s", fields[i], j);
   assert_null(strstr(j, "unknownField"));
