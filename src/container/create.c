@@ -110,6 +110,17 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
   return crt_state_json(&v, st, false);
 }
 
+/* A config without process: the container exists (create succeeded, as
+ * the spec allows) but start refuses it, so the init only waits to be
+ * killed; it runs from crt's sealed copy (see crt_container_create). */
+static void park_without_process(init_ctx *c) {
+  prctl(PR_SET_PDEATHSIG, 0);
+  crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
+  close(c->sync);
+  close_range(3, ~0U, 0); /* nothing of the runtime's stays open */
+  for (;;) pause();
+}
+
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
@@ -174,12 +185,13 @@ static void init_main(init_ctx *c) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
     init_fail(c->sync, err);
   }
-  if (p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
+  if (p && p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
   if (c->console >= 0) close(c->console);
   if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
   /* The exec FIFO is reopened through our fd table in the container's
    * procfs (see crt_proc_self_fd). */
+  if (!p) park_without_process(c);
   int selffd = crt_proc_self_fd(&err);
   if (selffd < 0) init_fail(c->sync, err);
   cleanup_free char *exe = NULL;
@@ -504,7 +516,7 @@ static int listen_fds(void) {
 
 static int open_console(const crt_create_opts *o, const crt_spec *spec, int *console, int *ours, crt_err **err) {
   *console = *ours = -1;
-  if (!spec->process->terminal) {
+  if (!spec->process || !spec->process->terminal) {
     if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
     return 0;
   }
@@ -536,7 +548,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
    * does when the init is visible to other processes while it runs crt. */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, spec->process,
                                   spec->hooks && spec->hooks->start_container.len);
-  if ((!use_stub || joins_pid_ns(spec)) && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
+  if ((!use_stub || joins_pid_ns(spec) || !spec->process) && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
     crt_spec_free(spec);
     return -1;
   }

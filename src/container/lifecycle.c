@@ -146,6 +146,10 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
     goto out;
   }
   if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  if (!spec->process) { /* config.md: OPTIONAL at create, REQUIRED at start */
+    crt_error(err, 0, "config.json: .process: not set; the runtime-spec requires it at start");
+    goto out;
+  }
   char fifo[PATH_MAX];
   snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
   fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);

@@ -59,11 +59,11 @@ int crt_spec_validate_for_create(const crt_spec *s, crt_err **err) {
   const char *n = "config.json";
   if (s->root == NULL || s->root->path == NULL || s->root->path[0] == 0)
     return crt_error(err, 0, "%s: .root.path: missing required field", n);
+  /* process is OPTIONAL at create, REQUIRED at start (config.md) */
   const crt_process *p = s->process;
-  if (p == NULL) return crt_error(err, 0, "%s: .process: missing required field", n);
-  if (p->args.len == 0) return crt_error(err, 0, "%s: .process.args: must contain at least one entry", n);
-  if (p->cwd == NULL || p->cwd[0] == 0) return crt_error(err, 0, "%s: .process.cwd: missing required field", n);
-  if (p->cwd[0] != '/') return crt_error(err, 0, "%s: .process.cwd: path \"%s\" is not absolute", n, p->cwd);
+  if (p && p->args.len == 0) return crt_error(err, 0, "%s: .process.args: must contain at least one entry", n);
+  if (p && (p->cwd == NULL || p->cwd[0] == 0)) return crt_error(err, 0, "%s: .process.cwd: missing required field", n);
+  if (p && p->cwd[0] != '/') return crt_error(err, 0, "%s: .process.cwd: path \"%s\" is not absolute", n, p->cwd);
   const crt_linux *l = s->linux_;
   const crt_namespace *user = crt_spec_namespace(s, CRT_NS_USER);
   /* Mappings without a new user namespace are left alone (joining one). */

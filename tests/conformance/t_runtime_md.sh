@@ -147,3 +147,28 @@ test_runtime_md_config_fixed_at_create() {
   assert_eq stopped "$(cat "$T/poststop" 2>/dev/null)" "poststop hook of the original config"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
 }
+
+# config.md#process: "process (object, OPTIONAL) ... REQUIRED when start is
+# called".  create of a config without process succeeds and the container
+# is usable (exec); start generates an error and has no effect; delete
+# removes it.  runc 1.1.5 refuses such a config at create.  Guards
+# validate.c, park_without_process (create.c), crt_container_start.
+test_runtime_md_process_optional_until_start() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "del c['process']"
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" </dev/null >"$T/create.out" 2>&1
+  assert_eq 0 "$?" "create without process: $(cat "$T/create.out")"
+  assert_eq created "$(state_field "$id" status)" "status after create"
+  echo '{"args":["echo","inside"],"cwd":"/","user":{"uid":0,"gid":0}}' >"$T/p.json"
+  run_rc crt exec -p "$T/p.json" "$id"
+  assert_eq "0 inside" "$rc $out" "exec --process into it"
+  run_rc crt start "$id"
+  assert_eq 1 "$rc" "start without process"
+  assert_contains "$out" ".process: not set; the runtime-spec requires it at start"
+  assert_eq created "$(state_field "$id" status)" "status after the failed start"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "" "$(ls /proc/$pid/fd | grep -vx '[012]')" "fds of the parked init beyond stdio"
+  crt delete -f "$id" || fail "delete"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+}

@@ -22,7 +22,7 @@ process_capabilities            machine: the bounding set lacks CAP_SYS_RESOURCE
 misc_props                      suite: its process /runtimetest is not in the rootfs; crt resolves args[0] at create like runc
 poststart_fail                  spec version: the suite wants v1.0-v1.2's warning; v1.3.0 says a failing poststart hook is an error that stops the container
 prestart                        spec version: v1.0.2 ran prestart in start; v1.2 and v1.3 run it in create (and deprecate it)
-start                           crt: rejects a config without process at create, which the spec allows (REQUIRED only at start); open in the spec issue
+start                           suite bug: an inverted check wants start of a config without process to succeed; the spec says it MUST fail
 pidfile                         suite: fails for crt, crun and runc alike: it sends KILL to a `true` container that has already exited
 poststart                       suite race (may pass): the hook and the user program run concurrently, the suite wants the program's write first
 K

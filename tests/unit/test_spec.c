@@ -358,7 +358,6 @@ static void test_validate_for_create(void **state) {
     const char *json, *msg;
   } cases[] = {
       {"{" V "}", ".root.path: missing required field"},
-      {"{" V ",'root':{'path':'r'}}", ".process: missing required field"},
       {"{" V ",'root':{'path':'r'},'process':{'cwd':'/'}}", ".process.args: must contain at least one entry"},
       {"{" V ",'root':{'path':'r'},'process':{'args':['a']}}", ".process.cwd: missing required field"},
       {"{" V ",'root':{'path':'r'},'process':{'args':['a'],'cwd':'/'},'linux':{'namespaces':[{'type':'user'}]}}",
@@ -388,6 +387,10 @@ static void test_validate_for_create(void **state) {
                          "'uidMappings':[{'containerID':0,'hostID':0,'size':1}],'gidMappings':[{'containerID':0,'hostID':0,'size':1}]},"
                          "'hostname':'h'}");
   crt_err *err = NULL;
+  assert_int_equal(crt_spec_validate_for_create(s, &err), 0);
+  crt_spec_free(s);
+  /* process is OPTIONAL at create (REQUIRED only at start) */
+  s = parse_ok("{" V ",'root':{'path':'r'}}");
   assert_int_equal(crt_spec_validate_for_create(s, &err), 0);
   crt_spec_free(s);
 }
