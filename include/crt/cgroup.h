@@ -65,8 +65,9 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err)
  * fine).  Call before crt_cgroup_destroy. */
 int crt_cgroup_stop_unit(const char *path, crt_err **err);
 
-/* Removes the cgroup on every hierarchy, retrying while processes exit
- * (killing with SIGKILL those that remain when kill_remaining). */
+/* Removes the cgroup (and any sub-cgroups) on every hierarchy, retrying
+ * for up to a second while killed processes leave it; it kills nothing
+ * itself (crt_cgroup_kill does). */
 int crt_cgroup_destroy(const char *path, crt_err **err);
 
 /* Whether the container's cgroup directory exists (on the hierarchy
@@ -93,7 +94,7 @@ int crt_cgroup_is_frozen(const char *path);
  * deny-all, v2 a new eBPF program). */
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
 
-/* ---- additions (cgroup engineer) ---- */
+/* ---- detection override for tests, paths, stats ---- */
 
 /* Test override of the cgroup filesystem: root replaces /sys/fs/cgroup and
  * mode is used instead of detecting.  root NULL restores detection.  The

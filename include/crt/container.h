@@ -1,5 +1,7 @@
 /* Container state: one directory per container under --root holding
- * state.json (written atomically) and a lock file. */
+ * state.json and the rescue file `init` (both written atomically), the
+ * validated config.json, and exec.fifo until start.  The lock is a flock
+ * on the directory itself. */
 #ifndef CRT_CONTAINER_H
 #define CRT_CONTAINER_H
 

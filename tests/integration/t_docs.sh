@@ -195,3 +195,19 @@ test_completion_joined_values() {
   crt delete -f "$id" || fail "delete $id"
   rm -rf "$b"
 }
+
+# docs/architecture.md is the map of the code: every source file (src/,
+# include/) is named there, and every file it names exists.
+test_architecture_names_every_source_file() {
+  local doc=$REPO/docs/architecture.md f missing=""
+  for f in $(cd "$REPO" && ls src/*/*.c src/*/*.h src/stub/*.S include/crt/*.h); do
+    grep -qw -- "$(basename "$f")" "$doc" || missing="$missing $f"
+  done
+  [ -z "$missing" ] || fail "not named in docs/architecture.md:$missing"
+  local named
+  for named in $(grep -oE '\b[a-z0-9_-]+\.(c|h|S)\b' "$doc" | sort -u); do
+    ls "$REPO"/src/*/"$named" "$REPO"/include/crt/"$named" "$REPO"/tests/*/"$named" 2>/dev/null | grep -q . ||
+      missing="$missing $named"
+  done
+  [ -z "$missing" ] || fail "named in docs/architecture.md but not in the tree:$missing"
+}
