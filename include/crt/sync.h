@@ -31,6 +31,8 @@ typedef struct {
   char data[CRT_SYNC_MAX];
 } crt_sync_msg;
 
+/* -1 with errno set when the message cannot be sent whole (EMSGSIZE for a
+ * payload of CRT_SYNC_MAX bytes or more: never cut). */
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd);
 /* Receives one message; EOF is an error "init exited unexpectedly". */
 int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err);

@@ -10,7 +10,11 @@
 #include <unistd.h>
 
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd) {
-  if (len > CRT_SYNC_MAX) len = CRT_SYNC_MAX;
+  /* refused, never cut: a cut message would arrive as a different one */
+  if (len >= CRT_SYNC_MAX) { /* the receiver keeps a NUL after the payload */
+    errno = EMSGSIZE;
+    return -1;
+  }
   struct iovec iov[2] = {{.iov_base = &type, .iov_len = sizeof type}, {.iov_base = (void *)data, .iov_len = len}};
   return crt_send_with_fd(sock, iov, len ? 2 : 1, fd) < 0 ? -1 : 0;
 }
