@@ -286,7 +286,12 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   if (o->pid_file) {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%d", pid);
-    if (crt_write_file_atomic(o->pid_file, buf, (size_t)n, 0644, err) < 0) goto out;
+    if (crt_write_file_atomic(o->pid_file, buf, (size_t)n, 0644, err) < 0) {
+      /* as runc: a process nobody can find by its pid file is not left running */
+      kill(pid, SIGKILL);
+      waitpid(pid, NULL, 0);
+      goto out;
+    }
   }
   if (o->detach) {
     *exit_status = 0;

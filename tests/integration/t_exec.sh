@@ -120,3 +120,17 @@ test_exec_exits_before_init() {
   assert_eq "exec init" "$out" "order of exits"
   crt delete "$id" || fail "delete"
 }
+
+# Guards crt_container_exec's pid-file step: when --pid-file cannot be
+# written, exec fails (255) and the process it started is killed, not left
+# running unseen (runc does the same).  Passes with CRT_BIN=/usr/sbin/runc.
+test_exec_pid_file_failure_kills_process() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  # output to a file: a process left running would hold a pipe open
+  crt exec -d --pid-file "$T/no/such/dir/pid" "$id" sleep 4242 </dev/null >"$T/out" 2>&1
+  assert_eq 255 "$?" "exec with an unwritable pid file: $(cat "$T/out")"
+  wait_eval '! pgrep -f "sleep 4242" >/dev/null' || fail "the exec'd process is still running: $(pgrep -af 'sleep 4242')"
+  crt delete -f "$id"
+}
