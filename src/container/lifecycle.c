@@ -250,8 +250,10 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   int rc = -1;
   enum crt_status st = crt_state_status(s);
   /* runtime-spec: deleting a container that is not stopped MUST generate an
-   * error; runc deletes "created" ones silently, crt needs --force. */
-  if (st != CRT_STATUS_STOPPED) {
+   * error.  A "created" one is the exception, as in runc: its init never ran
+   * user code, and clients depend on it (containerd's shim deletes a task
+   * that was created but never started with a plain `delete`). */
+  if (st != CRT_STATUS_STOPPED && st != CRT_STATUS_CREATED) {
     if (!force) {
       crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
       goto out;
