@@ -44,8 +44,10 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err);
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
 int crt_set_user(const crt_process *p, bool userns, crt_err **err);
-/* chdir into process.cwd and refuse a cwd that is outside the root. */
-int crt_set_cwd(const crt_process *p, crt_err **err);
+/* chdir into process.cwd and refuse a cwd that is outside the root.
+ * origin names where the cwd was set, for the error ("in config.json",
+ * "by --cwd"). */
+int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err);
 /* Builds envp: process.env, plus HOME from /etc/passwd when missing. */
 char **crt_build_env(const crt_process *p, const char **extra);
 /* Resets signal dispositions and the mask before execve. */

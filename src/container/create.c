@@ -169,6 +169,10 @@ static void init_main(init_ctx *c) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
     init_fail(c->sync, err);
   }
+  /* A missing cwd is made, as runc does (root-owned, 0755): in the new
+   * root, where no path resolves outside it, and before it turns
+   * read-only.  exec does not do this (nor does runc). */
+  if (p->cwd && *p->cwd) TRY(crt_mkdir_p(p->cwd, 0755, &err));
   if (p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
   if (c->console >= 0) close(c->console);
   if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
@@ -192,7 +196,7 @@ static void init_main(init_ctx *c) {
    * parked init's /proc/1/fd or /proc/1/exe. */
   prctl(PR_SET_DUMPABLE, 0);
   TRY(crt_caps_prepare(p->capabilities, &err));
-  TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
+  TRY(crt_set_cwd(p, "in config.json", &err)); /* as root: the user may not search the path yet */
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";

@@ -81,7 +81,7 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_set_process_attrs(c->spec, p, &err));
   prctl(PR_SET_DUMPABLE, 0); /* until execve: see init_main in create.c */
   XTRY(crt_caps_prepare(p->capabilities, &err));
-  XTRY(crt_set_cwd(p, &err));
+  XTRY(crt_set_cwd(p, c->o->cwd_origin ? c->o->cwd_origin : "in config.json", &err));
   char **envp = crt_build_env(p, NULL);
   int notify_fd = -1;
   /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */

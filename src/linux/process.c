@@ -173,9 +173,9 @@ int crt_set_user(const crt_process *p, bool userns, crt_err **err) {
   return 0;
 }
 
-int crt_set_cwd(const crt_process *p, crt_err **err) {
+int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err) {
   const char *cwd = p->cwd && *p->cwd ? p->cwd : "/";
-  if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set in config.json", cwd);
+  if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set %s", cwd, origin);
   /* CVE-2024-21626: a cwd reached through a leaked fd lies outside the
    * root; getcwd then reports "(unreachable)" or fails. */
   char buf[PATH_MAX];

@@ -286,8 +286,10 @@ static int check_abs(P *p, const char *s) {
   return 0;
 }
 
+bool crt_env_entry_valid(const char *kv) { return strchr(kv, '=') != NULL && kv[0] != '='; }
+
 static int check_env(P *p, const char *s) {
-  if (strchr(s, '=') == NULL || s[0] == '=') return fail(p, "invalid environment variable \"%s\": expected KEY=VALUE", s);
+  if (!crt_env_entry_valid(s)) return fail(p, "invalid environment variable \"%s\": expected KEY=VALUE", s);
   return 0;
 }
 
@@ -1011,13 +1013,16 @@ int crt_process_parse(const char *buf, size_t len, const char *name, crt_process
   return 0;
 }
 
-static int load(const char *path, char **buf, size_t *len, crt_err **err) {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+/* config.json must be a regular file; a process file (exec -p) may be any
+ * readable file, a pipe such as /dev/stdin included, as in runc.  Opening
+ * a FIFO for it blocks until a writer comes, as runc's os.Open does. */
+static int load(const char *path, bool any_file, char **buf, size_t *len, crt_err **err) {
+  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (any_file ? 0 : O_NONBLOCK));
   if (fd < 0) return crt_error(err, errno, "open %s", path);
   struct stat st;
   if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
-  if (!S_ISREG(st.st_mode)) return crt_error(err, 0, "%s: not a regular file", path);
-  if ((uint64_t)st.st_size > MAX_CONFIG_SIZE)
+  if (!any_file && !S_ISREG(st.st_mode)) return crt_error(err, 0, "%s: not a regular file", path);
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_CONFIG_SIZE)
     return crt_error(err, 0, "%s: file too large (%lld bytes, at most 64 MiB)", path, (long long)st.st_size);
   if (crt_read_fd(fd, MAX_CONFIG_SIZE, buf, len, err) < 0) return crt_error_wrap(err, "read %s", path);
   return 0;
@@ -1027,7 +1032,7 @@ int crt_spec_load(const char *path, crt_spec **out, crt_err **err) {
   *out = NULL;
   cleanup_free char *buf = NULL;
   size_t len = 0;
-  if (load(path, &buf, &len, err) < 0) return -1;
+  if (load(path, false, &buf, &len, err) < 0) return -1;
   const char *base = strrchr(path, '/');
   return crt_spec_parse(buf, len, base ? base + 1 : path, out, err);
 }
@@ -1036,6 +1041,6 @@ int crt_process_load(const char *path, crt_process **out, crt_err **err) {
   *out = NULL;
   cleanup_free char *buf = NULL;
   size_t len = 0;
-  if (load(path, &buf, &len, err) < 0) return -1;
+  if (load(path, true, &buf, &len, err) < 0) return -1;
   return crt_process_parse(buf, len, path, out, err);
 }

@@ -44,3 +44,72 @@ test_delete_created_without_force() {
   assert_contains "$out" "is not stopped: running"
   crt delete -f "$id"
 }
+
+# Guards crt_cmd_ps (src/cli/ps.c): ps of a stopped container exits 0 with
+# ps's header and no process (JSON: runc's empty list, null).
+test_ps_stopped_container() {
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  wait_eval "stopped $id" || fail "did not stop"
+  run_rc crt ps "$id"; assert_eq 0 "$rc" "ps of a stopped container: $out"
+  assert_contains "$out" "PID"; assert_eq 1 "$(echo "$out" | wc -l)" "header only"
+  run_rc crt ps --format json "$id"; assert_eq 0 "$rc" "ps --format json"; assert_eq null "$out" "json"
+  run_rc crt ps nosuch-$$; assert_eq 1 "$rc" "ps of an unknown container"
+  crt delete "$id"
+}
+
+# Guards init_main's crt_mkdir_p of process.cwd (src/container/create.c): a
+# missing cwd is created, root-owned 0755, even under a read-only root and
+# for a non-root user.
+test_missing_cwd_is_created() {
+  make_bundle "$T/b" sh -c 'pwd; stat -c "%u %g %a" /a /a/b/c; id -u'
+  bundle_edit "$T/b" "c['process']['cwd']='/a/b/c'; c['process']['user']={'uid':1000,'gid':1000}; c['root']['readonly']=True"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with a missing cwd: $out"
+  assert_eq "/a/b/c
+0 0 755
+0 0 755
+1000" "$out" "cwd, its owner and mode, the user"
+  # a cwd that is a file stays an error
+  bundle_edit "$T/b" "c['process']['cwd']='/etc/passwd'"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 1 "$rc" "cwd on a file"
+  assert_contains "${out,,}" "not a directory"
+  [ -z "$(crt list -q)" ] || fail "a failed create left a container"
+}
+
+# Guards crt_process_load (src/spec/parse.c): exec -p reads any file, a pipe
+# included.
+test_exec_process_from_pipe() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  run_rc sh -c "echo '{\"args\":[\"sh\",\"-c\",\"echo from-pipe; pwd\"],\"cwd\":\"/tmp\",\"env\":[\"PATH=/bin\"]}' |
+    \"$CRT_BIN\" --root \"$CRT_ROOT\" exec -p /dev/stdin $id"
+  assert_eq 0 "$rc" "exec -p /dev/stdin: $out"; assert_eq "from-pipe
+/tmp" "$out"
+  crt delete -f "$id"
+}
+
+# Guards check_flags (src/cli/exec.c) and crt_set_cwd's origin
+# (src/linux/process.c): exec's --cwd and --env follow config.json's rules,
+# and a bad cwd names where it was set.
+test_exec_cwd_and_env_rules() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  run_rc crt exec --cwd relative "$id" pwd; assert_eq 255 "$rc" "relative --cwd"
+  is_crt && assert_contains "$out" '--cwd "relative": not an absolute path'
+  run_rc crt exec --cwd /nonexistent "$id" pwd; assert_eq 255 "$rc" "missing --cwd"
+  assert_contains "${out,,}" "no such file or directory"
+  is_crt && assert_contains "$out" 'chdir to cwd ("/nonexistent") set by --cwd'
+  printf '{"args":["pwd"],"cwd":"/nonexistent","env":["PATH=/bin"]}' >"$T/p.json"
+  run_rc crt exec -p "$T/p.json" "$id"; assert_eq 255 "$rc" "missing cwd in a process file"
+  is_crt && assert_contains "$out" "set in $T/p.json"
+  local e
+  for e in NOEQ =x ""; do
+    run_rc crt exec --env "$e" "$id" true; assert_eq 255 "$rc" "--env '$e'"
+    assert_contains "$out" "environment variable"
+  done
+  run_rc crt exec --env A=1=2 "$id" sh -c 'echo $A'; assert_eq 0 "$rc" "--env A=1=2"; assert_eq "1=2" "$out"
+  crt delete -f "$id"
+}

@@ -471,6 +471,17 @@ static void test_load(void **state) {
   assert_int_equal(crt_process_load(path, &p, &err), 0);
   assert_string_equal(p->args.v[0], "x");
   crt_process_free(p);
+  /* A process file may be a pipe (exec -p /dev/stdin), as in runc. */
+  int pfd[2];
+  assert_int_equal(pipe(pfd), 0);
+  assert_int_equal(write(pfd[1], doc, strlen(doc)), (ssize_t)strlen(doc));
+  close(pfd[1]);
+  char pipe_path[64];
+  snprintf(pipe_path, sizeof pipe_path, "/proc/self/fd/%d", pfd[0]);
+  assert_int_equal(crt_process_load(pipe_path, &p, &err), 0);
+  assert_string_equal(p->args.v[0], "x");
+  crt_process_free(p);
+  close(pfd[0]);
   unlink(path);
   rmdir(dir);
 }
