@@ -570,6 +570,31 @@ static int parse_time_offsets(P *p, yajl_val o, crt_linux *l) {
   return 0;
 }
 
+/* Go's filepath.Clean of an absolute path, in place: runc resolves device
+ * paths with securejoin, which cleans them, so "/dev/fuse/" and
+ * "/dev//x/../fuse" name /dev/fuse.  ".." stops at "/". */
+static void clean_abs_path(char *path) {
+  char *out = path; /* path[0] is '/' */
+  for (const char *in = path; *in;) {
+    while (*in == '/') in++;
+    const char *end = in + strcspn(in, "/");
+    size_t n = (size_t)(end - in);
+    if (n == 0 || (n == 1 && in[0] == '.')) {
+      /* nothing */
+    } else if (n == 2 && in[0] == '.' && in[1] == '.') {
+      while (out > path && *--out != '/') {
+      }
+    } else {
+      *out++ = '/';
+      memmove(out, in, n);
+      out += n;
+    }
+    in = end;
+  }
+  if (out == path) *out++ = '/';
+  *out = 0;
+}
+
 static int parse_device(P *p, yajl_val o, crt_device *d) {
   if (f_str(p, o, "type", true, &d->type) < 0) return -1;
   if (strcmp(d->type, "c") && strcmp(d->type, "b") && strcmp(d->type, "u") && strcmp(d->type, "p")) {
@@ -580,6 +605,7 @@ static int parse_device(P *p, yajl_val o, crt_device *d) {
   size_t s = push(p, ".path");
   if (check_abs(p, d->path) < 0) return -1;
   pop(p, s);
+  clean_abs_path(d->path);
   bool needs_nums = strcmp(d->type, "p") != 0;
   if (f_int(p, o, "major", needs_nums, INT64_MIN, INT64_MAX, &d->major, NULL) < 0) return -1;
   if (f_int(p, o, "minor", needs_nums, INT64_MIN, INT64_MAX, &d->minor, NULL) < 0) return -1;

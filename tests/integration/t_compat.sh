@@ -113,3 +113,16 @@ test_exec_cwd_and_env_rules() {
   run_rc crt exec --env A=1=2 "$id" sh -c 'echo $A'; assert_eq 0 "$rc" "--env A=1=2"; assert_eq "1=2" "$out"
   crt delete -f "$id"
 }
+
+# Guards clean_abs_path in parse_device (src/spec/parse.c): a linux.devices
+# path with a trailing slash, "//", "." or ".." names the cleaned path.
+test_device_path_trailing_slash() {
+  make_bundle "$T/b" sh -c 'stat -c "%F %t,%T" /dev/mynull /dev/sub/n2; echo x >/dev/mynull && echo written'
+  bundle_edit "$T/b" "c['linux']['devices']=[{'path':'/dev/mynull/','type':'c','major':1,'minor':3,'fileMode':0o666},
+    {'path':'/dev//sub/./x/../n2','type':'c','major':1,'minor':3}]
+c['linux']['resources']['devices'].append({'allow':True,'type':'c','major':1,'minor':3,'access':'rwm'})"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "character special file 1,3
+character special file 1,3
+written" "$out"
+}

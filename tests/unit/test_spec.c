@@ -319,6 +319,20 @@ static void test_null_and_relative(void **state) {
   crt_spec_free(s);
 }
 
+/* Device paths are cleaned as runc's securejoin cleans them. */
+static void test_device_paths_cleaned(void **state) {
+  static const char *const cases[][2] = {
+      {"/dev/fuse/", "/dev/fuse"}, {"/dev//x/./y/../fuse", "/dev/x/fuse"}, {"/../dev/../../null", "/null"},
+      {"/dev/a..b/.c", "/dev/a..b/.c"}, {"//", "/"}, {"/dev/fuse", "/dev/fuse"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char json[256];
+    snprintf(json, sizeof json, "{'ociVersion':'1.2.0','linux':{'devices':[{'type':'p','path':'%s'}]}}", cases[i][0]);
+    crt_spec *s = parse_ok(json);
+    assert_string_equal(s->linux_->devices[0].path, cases[i][1]);
+    crt_spec_free(s);
+  }
+}
+
 static char *process_err(const char *json) {
   char *t = q(json);
   crt_process *p = NULL;
@@ -559,7 +573,7 @@ int main(void) {
       cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_process_parse),
       cmocka_unit_test(test_validate_for_create), cmocka_unit_test(test_hostile_input),
       cmocka_unit_test(test_load),            cmocka_unit_test(test_features),
-      cmocka_unit_test(test_ns_helpers),
+      cmocka_unit_test(test_ns_helpers),      cmocka_unit_test(test_device_paths_cleaned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
