@@ -44,6 +44,12 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err);
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
 int crt_set_user(const crt_process *p, bool userns, crt_err **err);
+/* A process without a terminal leads a new session and process group, as
+ * in runc (the terminal path calls setsid itself). */
+int crt_new_session(crt_err **err);
+/* runc's fixStdioPermissions: fds 0-2 (a pty slave included) are chowned
+ * to the process's uid, keeping their gid, unless they are /dev/null. */
+int crt_fix_stdio_owner(uid_t uid, crt_err **err);
 /* chdir into process.cwd and refuse a cwd that is outside the root.
  * origin names where the cwd was set, for the error ("in config.json",
  * "by --cwd"). */

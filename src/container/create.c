@@ -174,6 +174,7 @@ static void init_main(init_ctx *c) {
    * read-only.  exec does not do this (nor does runc). */
   if (p->cwd && *p->cwd) TRY(crt_mkdir_p(p->cwd, 0755, &err));
   if (p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
+  else TRY(crt_new_session(&err));
   if (c->console >= 0) close(c->console);
   if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
@@ -223,6 +224,7 @@ static void init_main(init_ctx *c) {
       TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
     }
   }
+  TRY(crt_fix_stdio_owner(p->user.uid, &err));
   TRY(crt_set_user(p, rc.userns, &err));
   TRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {

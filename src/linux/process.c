@@ -173,6 +173,30 @@ int crt_set_user(const crt_process *p, bool userns, crt_err **err) {
   return 0;
 }
 
+int crt_new_session(crt_err **err) {
+  if (setsid() < 0) return crt_error(err, errno, "setsid");
+  return 0;
+}
+
+int crt_fix_stdio_owner(uid_t uid, crt_err **err) {
+  struct stat null;
+  if (stat("/dev/null", &null) < 0) null.st_rdev = (dev_t)-1;
+  for (int fd = 0; fd < 3; fd++) {
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+      if (errno == EBADF) continue;
+      return crt_error(err, errno, "stat stdio fd %d", fd);
+    }
+    if (st.st_uid == uid || (S_ISCHR(st.st_mode) && st.st_rdev == null.st_rdev)) continue;
+    /* The gid is kept: devpts gives the tty group (gid=5).  EINVAL and
+     * EPERM mean an owner or group that the user namespace does not map:
+     * left as it is, as runc does. */
+    if (fchown(fd, uid, st.st_gid) < 0 && errno != EINVAL && errno != EPERM)
+      return crt_error(err, errno, "chown stdio fd %d to uid %u", fd, (unsigned)uid);
+  }
+  return 0;
+}
+
 int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err) {
   const char *cwd = p->cwd && *p->cwd ? p->cwd : "/";
   if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set %s", cwd, origin);

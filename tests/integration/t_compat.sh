@@ -126,3 +126,53 @@ c['linux']['resources']['devices'].append({'allow':True,'type':'c','major':1,'mi
 character special file 1,3
 written" "$out"
 }
+
+# sid_check: prints "leader" when the shell's pid is its process group and
+# session id (fields 1, 5 and 6 of /proc/self/stat; sh reads it itself).
+SID_CHECK='read -r pid comm st ppid pgrp sid rest </proc/self/stat; [ "$pid" = "$pgrp" ] && [ "$pid" = "$sid" ] && echo leader || echo "pid $pid pgrp $pgrp sid $sid"'
+
+# Guards crt_new_session (src/linux/process.c) in init_main
+# (src/container/create.c) and exec_process (src/container/exec.c): a
+# process without a terminal leads its own session and process group.
+test_process_is_session_leader() {
+  make_bundle "$T/b" sh -c "$SID_CHECK"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run"; assert_eq leader "$out" "container init"
+  make_bundle "$T/b2"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b2" "$id" || fail "run -d"
+  run_rc crt exec "$id" sh -c "$SID_CHECK"; assert_eq 0 "$rc" "exec"; assert_eq leader "$out" "exec'd process"
+  crt delete -f "$id"
+}
+
+# recv_tty NAME: a console-socket receiver (tests/lib/recvtty.c) on
+# $T/NAME.sock, output in $T/NAME.out; sets RECV_PID.
+recv_tty() {
+  [ -x "$T/recvtty" ] || cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "cannot build recvtty"
+  timeout 20 "$T/recvtty" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+  RECV_PID=$!
+  wait_for test -s "$T/$1.pid" || fail "recvtty $1 did not start: $(cat "$T/$1.err")"
+}
+
+# Guards crt_fix_stdio_owner (src/linux/process.c): the pty slave belongs to
+# the process's uid and keeps devpts's tty gid (5), for the init and for
+# exec -t; stdio pipes go to the uid too.
+test_pty_owned_by_process_user() {
+  make_bundle "$T/b" sh -c 'stat -c "%u %g" $(tty)'
+  bundle_edit "$T/b" "c['process']['terminal']=True; c['process']['user']={'uid':1000,'gid':1000}"
+  recv_tty init
+  local id; id=$(new_id)
+  crt create --console-socket "$T/init.sock" --bundle "$T/b" "$id" || fail "create"
+  crt start "$id" || fail "start"
+  wait "$RECV_PID" || fail "recvtty: $(cat "$T/init.err")"
+  assert_eq "1000 5" "$(tr -d '\r' <"$T/init.out")" "init's tty owner"
+  crt delete -f "$id"
+  make_bundle "$T/b2"
+  crt run -d --bundle "$T/b2" "$id" || fail "run -d"
+  recv_tty ex
+  crt exec -t -d --console-socket "$T/ex.sock" -u 1000:1000 "$id" sh -c 'stat -c "%u %g" $(tty)' || fail "exec -t"
+  wait "$RECV_PID" || fail "recvtty: $(cat "$T/ex.err")"
+  assert_eq "1000 5" "$(tr -d '\r' <"$T/ex.out")" "exec'd process's tty owner"
+  run_rc crt exec -u 1000:1000 "$id" sh -c 'stat -L -c "%u" /proc/self/fd/1'; assert_eq 0 "$rc" "exec without tty"
+  assert_eq 1000 "$out" "stdout pipe owner"
+  crt delete -f "$id"
+}
