@@ -140,6 +140,7 @@ static void init_main(init_ctx *c) {
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   TRY(crt_set_sysctls(spec, &err));
   TRY(crt_set_hostname(spec, &err));
+  TRY(crt_loopback_up(spec, &err));
   /* Relative bind sources are relative to the bundle, as in runc. */
   if (chdir(c->bundle) < 0) {
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -92,6 +95,20 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err) {
     return crt_error(err, errno, "sethostname %.64s", spec->hostname);
   if (spec->domainname && *spec->domainname && setdomainname(spec->domainname, strlen(spec->domainname)) < 0)
     return crt_error(err, errno, "setdomainname %.64s", spec->domainname);
+  return 0;
+}
+
+int crt_loopback_up(const crt_spec *spec, crt_err **err) {
+  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_NETWORK);
+  if (!ns || (ns->path && *ns->path)) return 0;
+  cleanup_close int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return crt_error(err, errno, "bring up lo: socket");
+  struct ifreq ifr = {0};
+  snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+  if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) return crt_error(err, errno, "bring up lo: SIOCGIFFLAGS");
+  if (ifr.ifr_flags & IFF_UP) return 0;
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) return crt_error(err, errno, "bring up lo: SIOCSIFFLAGS");
   return 0;
 }
 

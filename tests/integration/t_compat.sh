@@ -176,3 +176,21 @@ test_pty_owned_by_process_user() {
   assert_eq 1000 "$out" "stdout pipe owner"
   crt delete -f "$id"
 }
+
+# Guards crt_loopback_up (src/linux/process.c): in a network namespace of
+# its own the container's lo is up (127.0.0.1 answers a ping); a joined one is
+# left alone.
+test_loopback_up_in_new_netns() {
+  make_bundle "$T/b" sh -c 'cat /sys/class/net/lo/flags; ping -c 1 -W 2 127.0.0.1 >/dev/null && echo reachable'
+  bundle_edit "$T/b" "[c['process']['capabilities'][k].append('CAP_NET_RAW') for k in ('bounding','effective','permitted')]"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "0x9
+reachable" "$out" "lo's flags (UP|LOOPBACK), 127.0.0.1 answers"
+  # a namespace joined by path is not touched
+  ip netns add "crtc$$" || fail "ip netns add"
+  make_bundle "$T/b2" cat /sys/class/net/lo/flags
+  bundle_edit "$T/b2" "[n.update(path='/run/netns/crtc$$') for n in c['linux']['namespaces'] if n['type']=='network']"
+  run_rc crt run --bundle "$T/b2" "$(new_id)"
+  ip netns del "crtc$$"
+  assert_eq 0 "$rc" "run in a joined netns: $out"; assert_eq 0x8 "$out" "lo of a joined netns stays down"
+}
