@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -106,6 +107,24 @@ static char *created_json(char *json) {
   char *p = strstr(json, "\"status\":\"creating\"");
   if (p) memmove(p + 16, p + 17, strlen(p + 17) + 1), memcpy(p + 10, "created\"", 8);
   return json;
+}
+
+/* After READY the parked init (crt-stub) still opens the exec FIFO, which
+ * needs one free fd below RLIMIT_NOFILE.  Without one it would die unseen
+ * after create reported success; runc fails create then ("too many open
+ * files"), and so does crt, here, while errors still reach create.  The
+ * sync socket is closed after READY, so its slot counts as free. */
+static int check_fd_for_fifo(int sync, crt_err **err) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || (rlim_t)sync < rl.rlim_cur) return 0;
+  int fd = fcntl(sync, F_DUPFD_CLOEXEC, 0);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  /* F_DUPFD says EINVAL when the limit is 0 */
+  return crt_error(err, errno == EINVAL ? EMFILE : errno, "open the exec fifo with process.rlimits RLIMIT_NOFILE %llu",
+                   (unsigned long long)rl.rlim_cur);
 }
 
 /* Runs in the final init process; never returns. */
@@ -233,6 +252,7 @@ static void init_main(init_ctx *c) {
     init_fail(c->sync, err);
   }
   TRY(crt_lsm_apply(p, &err));
+  TRY(check_fd_for_fifo(c->sync, &err));
   /* From here on the runtime may exit: do not die with it. */
   prctl(PR_SET_PDEATHSIG, 0);
   crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);

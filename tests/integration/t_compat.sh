@@ -194,3 +194,20 @@ reachable" "$out" "lo's flags (UP|LOOPBACK), 127.0.0.1 answers"
   ip netns del "crtc$$"
   assert_eq 0 "$rc" "run in a joined netns: $out"; assert_eq 0x8 "$out" "lo of a joined netns stays down"
 }
+
+# Guards check_fd_for_fifo (src/container/create.c): an init that could
+# not reach its parked state (here: RLIMIT_NOFILE leaves it no fd for the
+# exec FIFO) fails create with the cause, and leaves nothing behind.
+test_create_fails_when_init_cannot_park() {
+  make_bundle "$T/b" true
+  local n id
+  for n in 0 3; do
+    bundle_edit "$T/b" "c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':$n,'hard':$n}]"
+    id=$(new_id)
+    run_rc crt create --bundle "$T/b" "$id"; assert_eq 1 "$rc" "create with RLIMIT_NOFILE $n"
+    assert_contains "${out,,}" "too many open files"
+    run_rc crt state "$id"; assert_eq 1 "$rc" "state after the failed create"
+  done
+  bundle_edit "$T/b" "c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':64,'hard':64}]"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with RLIMIT_NOFILE 64: $out"
+}
