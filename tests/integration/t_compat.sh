@@ -211,3 +211,24 @@ test_create_fails_when_init_cannot_park() {
   bundle_edit "$T/b" "c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':64,'hard':64}]"
   run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with RLIMIT_NOFILE 64: $out"
 }
+
+# Guards prepend_enosys_stub (src/linux/seccomp.c): with a default errno
+# action, a syscall newer than every syscall the profile names gets ENOSYS
+# (so that programs fall back, glibc's clone3 -> clone); a known one that
+# no rule allows still gets the default errno (EPERM).
+test_seccomp_enosys_for_unknown_syscalls() {
+  cc -static -O2 -o "$T/syscall_errno" "$REPO/tests/lib/syscall_errno.c" || fail "cannot build syscall_errno"
+  make_bundle "$T/b" /syscall_errno 110 439 1000
+  cp "$T/syscall_errno" "$T/b/rootfs/"
+  # allow every syscall numbered up to 434 (pidfd_open) except getppid (110)
+  bundle_edit "$T/b" "
+import re
+names=[m.group(1) for m in re.finditer(r'#define __NR_(\w+) (\d+)', open('/usr/include/x86_64-linux-gnu/asm/unistd_64.h').read())
+       if int(m.group(2)) <= 434 and m.group(1) != 'getppid']
+c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':1,'architectures':['SCMP_ARCH_X86_64'],
+  'syscalls':[{'names':names,'action':'SCMP_ACT_ALLOW'}]}"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "110 EPERM
+439 ENOSYS
+1000 ENOSYS" "$out" "known but not allowed: EPERM; newer than the profile (faccessat2, 1000): ENOSYS"
+}
