@@ -232,3 +232,30 @@ c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':1,'arc
 439 ENOSYS
 1000 ENOSYS" "$out" "known but not allowed: EPERM; newer than the profile (faccessat2, 1000): ENOSYS"
 }
+
+# Guards emit / format_line / crt_log_error_msg (src/util/log.c): runc's
+# (logrus's) lines in every mode: on stderr without --log, in the --log
+# file with it (plus the bare error on stderr); text or JSON; debug lines
+# with --debug.
+test_log_formats() {
+  local id=nosuch-$$ line re='^time="[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z" level=error msg="container does not exist"'
+  line=$(crt state "$id" 2>&1 >/dev/null); [[ $line =~ $re ]] || fail "text error on stderr: $line"
+  assert_eq 1 "$(echo "$line" | wc -l)" "one line"
+  line=$(crt --log-format json state "$id" 2>&1 >/dev/null)
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["level"]=="error" and d["msg"]=="container does not exist" and d["time"].endswith("Z"), d' "$line" ||
+    fail "json error on stderr: $line"
+  line=$(crt --log "$T/log.txt" state "$id" 2>&1 >/dev/null)
+  assert_eq "container does not exist" "$line" "bare error on stderr with --log"
+  [[ $(cat "$T/log.txt") =~ $re ]] || fail "text error in the log file: $(cat "$T/log.txt")"
+  crt --log "$T/log.json" --log-format json state "$id" 2>/dev/null
+  python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["level"]=="error", d' "$T/log.json" ||
+    fail "json error in the log file: $(cat "$T/log.json")"
+  make_bundle "$T/b" true
+  crt --debug --log "$T/debug.txt" run --bundle "$T/b" "$(new_id)" 2>"$T/debug.err" || fail "run --debug"
+  grep -qE '^time="[^"]+" level=debug msg=' "$T/debug.txt" || fail "no debug line in the log: $(head -3 "$T/debug.txt")"
+  assert_eq "" "$(cat "$T/debug.err")" "stderr with --log and no error"
+  crt --debug run --bundle "$T/b" "$(new_id)" 2>"$T/debug2.err" || fail "run --debug without --log"
+  grep -qE '^time="[^"]+" level=debug msg=' "$T/debug2.err" || fail "no debug line on stderr: $(head -3 "$T/debug2.err")"
+  grep -v '^time="[^"]*" level=' "$T/debug2.err" && fail "a stderr line not in logrus format"
+  return 0
+}
