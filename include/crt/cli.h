@@ -39,7 +39,8 @@ int crt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * value, -1 at the end, '?' after printing a usage error. */
 int crt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd);
 
-/* Parses a signal: "KILL", "SIGKILL", "9"; -1 when unknown. */
+/* Parses a signal as runc does: "KILL", "sigkill", "9", "0" (existence
+ * check); -1 when unknown. */
 int crt_parse_signal(const char *s);
 
 /* Exact positional-argument check: prints a usage error and returns -1. */

@@ -36,6 +36,7 @@ typedef struct {
   const char *root;
   const char *id;
   crt_process *process;       /* fully built (from --process or config + flags) */
+  const char *cwd_origin;     /* where process->cwd was set, for errors: "by --cwd" */
   const char *console_socket;
   const char *pid_file;
   const char *cgroup;         /* exec --cgroup sub-cgroup, NULL */

@@ -40,6 +40,9 @@ int crt_find_executable(const crt_process *p, char **out, crt_err **err);
 int crt_set_rlimits(const crt_process *p, crt_err **err);
 int crt_set_sysctls(const crt_spec *spec, crt_err **err);
 int crt_set_hostname(const crt_spec *spec, crt_err **err);
+/* Brings `lo` up when the container has a network namespace of its own (not
+ * one joined by path), as runc's "loopback" network does. */
+int crt_loopback_up(const crt_spec *spec, crt_err **err);
 /* numa.c: lists in the kernel's format ("0-3,7") into a bit mask of
  * `bits` bits. */
 int crt_parse_id_list(const char *s, unsigned long *mask, size_t bits, crt_err **err);
@@ -56,8 +59,16 @@ int crt_netdev_move(pid_t init, const crt_kvv *devs, crt_err **err);
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
 int crt_set_user(const crt_process *p, bool userns, crt_err **err);
-/* chdir into process.cwd and refuse a cwd that is outside the root. */
-int crt_set_cwd(const crt_process *p, crt_err **err);
+/* A process without a terminal leads a new session and process group, as
+ * in runc (the terminal path calls setsid itself). */
+int crt_new_session(crt_err **err);
+/* runc's fixStdioPermissions: fds 0-2 (a pty slave included) are chowned
+ * to the process's uid, keeping their gid, unless they are /dev/null. */
+int crt_fix_stdio_owner(uid_t uid, crt_err **err);
+/* chdir into process.cwd and refuse a cwd that is outside the root.
+ * origin names where the cwd was set, for the error ("in config.json",
+ * "by --cwd"). */
+int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err);
 /* Builds envp: process.env, plus HOME from /etc/passwd when missing. */
 char **crt_build_env(const crt_process *p, const char **extra);
 /* Resets signal dispositions and the mask before execve. */

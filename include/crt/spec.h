@@ -316,9 +316,12 @@ typedef struct {
  * ("config.json: .process.args[1]: expected string, got number").
  * Validates while parsing; unknown fields are ignored. */
 int crt_spec_parse(const char *buf, size_t len, const char *name, crt_spec **out, crt_err **err);
+/* The rule for a process.env entry, in config.json and for exec --env
+ * alike (runc's): KEY=VALUE with a non-empty KEY. */
+bool crt_env_entry_valid(const char *kv);
 /* Reads and parses a file; refuses files above 64 MiB and non-regular files. */
 int crt_spec_load(const char *path, crt_spec **out, crt_err **err);
-/* The `process` object alone (exec --process FILE). */
+/* The `process` object alone (exec --process FILE, which may be a pipe). */
 int crt_process_parse(const char *buf, size_t len, const char *name, crt_process **out, crt_err **err);
 int crt_process_load(const char *path, crt_process **out, crt_err **err);
 

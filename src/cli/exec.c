@@ -76,6 +76,16 @@ typedef struct {
   bool tty, no_new_privs;
 } exec_flags;
 
+/* The flags' values get the rules their config.json fields get (runc
+ * refuses both): a failure is an exec failure (255), not a usage error. */
+static int check_flags(const exec_flags *f, crt_err **err) {
+  for (size_t i = 0; i < f->env.len; i++)
+    if (!crt_env_entry_valid(f->env.v[i]))
+      return crt_error(err, 0, "--env \"%s\": invalid environment variable: expected KEY=VALUE", f->env.v[i]);
+  if (f->cwd && f->cwd[0] != '/') return crt_error(err, 0, "--cwd \"%s\": not an absolute path", f->cwd);
+  return 0;
+}
+
 static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **argv, const char *cmd) {
   strv_clear(&p->args);
   for (int i = 0; i < argc; i++) strv_push(&p->args, argv[i]);
@@ -158,6 +168,7 @@ int crt_cmd_exec(int argc, char **argv) {
   crt_process *fileproc = NULL;
   crt_state *s = NULL;
   cleanup_err crt_err *err = NULL;
+  cleanup_free char *origin = NULL;
   while ((c = crt_getopt(argc, argv, "+e:tu:g:p:dc:h", opts, argv[0])) != -1) {
     switch (c) {
     case O_CONSOLE: o.console_socket = optarg; break;
@@ -204,7 +215,11 @@ int crt_cmd_exec(int argc, char **argv) {
   if (f.process_file) {
     if (crt_process_load(f.process_file, &fileproc, &err) < 0) goto fail;
     o.process = fileproc;
+    if (asprintf(&origin, "in %s", f.process_file) < 0) origin = NULL;
+    o.cwd_origin = origin;
   } else {
+    if (check_flags(&f, &err) < 0) goto fail;
+    o.cwd_origin = f.cwd ? "by --cwd" : "in config.json";
     if (crt_state_load(crt_g.root, o.id, &s, &err) < 0 || crt_state_load_spec(s, &spec, &err) < 0) goto fail;
     if (!spec->process) {
       crt_error(&err, 0, "config.json: .process: missing");

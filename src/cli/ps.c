@@ -110,14 +110,16 @@ int crt_cmd_ps(int argc, char **argv) {
   pid_t *pids = NULL;
   size_t n = 0;
   int rc = 0;
-  if (crt_state_status(s) == CRT_STATUS_STOPPED)
-    rc = crt_error(&err, 0, "container not running");
-  else if (s->cgroup_path && *s->cgroup_path)
+  /* A stopped container is no error (runc exits 0): its cgroup, kept until
+   * delete, lists what is left, often nothing. */
+  if (s->cgroup_path && *s->cgroup_path)
     rc = crt_cgroup_pids(s->cgroup_path, &pids, &n, &err);
-  else /* no cgroup (rootless): the processes of its pid namespace */
+  else if (crt_state_status(s) != CRT_STATUS_STOPPED) /* no cgroup (rootless): its pid namespace */
     rc = crt_ns_pids(s->pid, &pids, &n, &err);
   crt_state_free(s);
-  if (rc == 0 && strcmp(format, "json") == 0) {
+  if (rc == 0 && strcmp(format, "json") == 0 && n == 0) {
+    printf("null\n"); /* runc encodes its empty (nil) list so */
+  } else if (rc == 0 && strcmp(format, "json") == 0) {
     printf("[");
     for (size_t i = 0; i < n; i++) printf("%s%d", i ? "," : "", (int)pids[i]);
     printf("]\n");

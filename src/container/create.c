@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -121,6 +122,24 @@ static void park_without_process(init_ctx *c) {
   for (;;) pause();
 }
 
+/* After READY the parked init (crt-stub) still opens the exec FIFO, which
+ * needs one free fd below RLIMIT_NOFILE.  Without one it would die unseen
+ * after create reported success; runc fails create then ("too many open
+ * files"), and so does crt, here, while errors still reach create.  The
+ * sync socket is closed after READY, so its slot counts as free. */
+static int check_fd_for_fifo(int sync, crt_err **err) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || (rlim_t)sync < rl.rlim_cur) return 0;
+  int fd = fcntl(sync, F_DUPFD_CLOEXEC, 0);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  /* F_DUPFD says EINVAL when the limit is 0 */
+  return crt_error(err, errno == EINVAL ? EMFILE : errno, "open the exec fifo with process.rlimits RLIMIT_NOFILE %llu",
+                   (unsigned long long)rl.rlim_cur);
+}
+
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
@@ -153,6 +172,7 @@ static void init_main(init_ctx *c) {
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   TRY(crt_set_sysctls(spec, &err));
   TRY(crt_set_hostname(spec, &err));
+  TRY(crt_loopback_up(spec, &err));
   /* Relative bind sources are relative to the bundle, as in runc. */
   if (chdir(c->bundle) < 0) {
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);
@@ -185,7 +205,12 @@ static void init_main(init_ctx *c) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
     init_fail(c->sync, err);
   }
+  /* A missing cwd is made, as runc does (root-owned, 0755): in the new
+   * root, where no path resolves outside it, and before it turns
+   * read-only.  exec does not do this (nor does runc). */
+  if (p && p->cwd && *p->cwd) TRY(crt_mkdir_p(p->cwd, 0755, &err));
   if (p && p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
+  else if (p) TRY(crt_new_session(&err));
   if (c->console >= 0) close(c->console);
   if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
   if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
@@ -209,7 +234,7 @@ static void init_main(init_ctx *c) {
    * parked init's /proc/1/fd or /proc/1/exe. */
   prctl(PR_SET_DUMPABLE, 0);
   TRY(crt_caps_prepare(p->capabilities, &err));
-  TRY(crt_set_cwd(p, &err)); /* as root: the user may not search the path yet */
+  TRY(crt_set_cwd(p, "in config.json", &err)); /* as root: the user may not search the path yet */
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";
@@ -236,6 +261,7 @@ static void init_main(init_ctx *c) {
       TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
     }
   }
+  TRY(crt_fix_stdio_owner(p->user.uid, &err));
   TRY(crt_set_user(p, rc.userns, &err));
   TRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -243,6 +269,7 @@ static void init_main(init_ctx *c) {
     init_fail(c->sync, err);
   }
   TRY(crt_lsm_apply(p, &err));
+  TRY(check_fd_for_fifo(c->sync, &err));
   /* From here on the runtime may exit: do not die with it. */
   prctl(PR_SET_PDEATHSIG, 0);
   crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);

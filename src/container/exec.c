@@ -70,6 +70,7 @@ static void exec_process(exec_ctx *c) {
     close(c->cgns_fd);
   }
   if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
+  else XTRY(crt_new_session(&err));
   if (c->console >= 0) close(c->console);
   /* foreground tty: wait until the runtime has set the master's modes */
   if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
@@ -85,11 +86,12 @@ static void exec_process(exec_ctx *c) {
   XTRY(crt_set_process_attrs(c->spec, p, &err));
   prctl(PR_SET_DUMPABLE, 0); /* until execve: see init_main in create.c */
   XTRY(crt_caps_prepare(p->capabilities, &err));
-  XTRY(crt_set_cwd(p, &err));
+  XTRY(crt_set_cwd(p, c->o->cwd_origin ? c->o->cwd_origin : "in config.json", &err));
   char **envp = crt_build_env(p, NULL);
   int notify_fd = -1;
   /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
   if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
+  XTRY(crt_fix_stdio_owner(p->user.uid, &err));
   XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
   XTRY(crt_caps_apply(p->capabilities, &err));
   if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {

@@ -290,7 +290,8 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   int rc = -1;
   enum crt_status st = crt_state_status(s);
   /* runtime-spec: deleting a container that is not stopped MUST generate an
-   * error; runc deletes "created" ones silently, crt needs --force. */
+   * error, created ones included; runc deletes those silently, crt wants
+   * --force (docs/spec-conformance.md). */
   if (st != CRT_STATUS_STOPPED) {
     if (!force) {
       crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));

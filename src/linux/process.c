@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -95,6 +98,20 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+int crt_loopback_up(const crt_spec *spec, crt_err **err) {
+  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_NETWORK);
+  if (!ns || (ns->path && *ns->path)) return 0;
+  cleanup_close int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return crt_error(err, errno, "bring up lo: socket");
+  struct ifreq ifr = {0};
+  snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+  if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) return crt_error(err, errno, "bring up lo: SIOCGIFFLAGS");
+  if (ifr.ifr_flags & IFF_UP) return 0;
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) return crt_error(err, errno, "bring up lo: SIOCSIFFLAGS");
+  return 0;
+}
+
 static int set_personality(const crt_spec *spec, crt_err **err) {
   const crt_personality *pe = spec->linux_ ? spec->linux_->personality : NULL;
   if (!pe || !pe->domain) return 0;
@@ -174,9 +191,33 @@ int crt_set_user(const crt_process *p, bool userns, crt_err **err) {
   return 0;
 }
 
-int crt_set_cwd(const crt_process *p, crt_err **err) {
+int crt_new_session(crt_err **err) {
+  if (setsid() < 0) return crt_error(err, errno, "setsid");
+  return 0;
+}
+
+int crt_fix_stdio_owner(uid_t uid, crt_err **err) {
+  struct stat null;
+  if (stat("/dev/null", &null) < 0) null.st_rdev = (dev_t)-1;
+  for (int fd = 0; fd < 3; fd++) {
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+      if (errno == EBADF) continue;
+      return crt_error(err, errno, "stat stdio fd %d", fd);
+    }
+    if (st.st_uid == uid || (S_ISCHR(st.st_mode) && st.st_rdev == null.st_rdev)) continue;
+    /* The gid is kept: devpts gives the tty group (gid=5).  EINVAL and
+     * EPERM mean an owner or group that the user namespace does not map:
+     * left as it is, as runc does. */
+    if (fchown(fd, uid, st.st_gid) < 0 && errno != EINVAL && errno != EPERM)
+      return crt_error(err, errno, "chown stdio fd %d to uid %u", fd, (unsigned)uid);
+  }
+  return 0;
+}
+
+int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err) {
   const char *cwd = p->cwd && *p->cwd ? p->cwd : "/";
-  if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set in config.json", cwd);
+  if (chdir(cwd) < 0) return crt_error(err, errno, "chdir to cwd (\"%s\") set %s", cwd, origin);
   /* CVE-2024-21626: a cwd reached through a leaked fd lies outside the
    * root; getcwd then reports "(unreachable)" or fails. */
   char buf[PATH_MAX];

@@ -5,12 +5,14 @@
 #include "crt/security.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
@@ -37,6 +39,7 @@ struct crt_seccomp_filter {
   unsigned int flags; /* SECCOMP_FILTER_FLAG_* for seccomp(2) */
   struct sock_filter *prog;
   size_t prog_len; /* instructions */
+  int max_nr;      /* the largest native syscall number the profile names, or -1 */
 };
 
 static const struct {
@@ -237,6 +240,11 @@ static int add_syscall(crt_seccomp_filter *f, const crt_seccomp *s, uint32_t def
       return crt_error(err, 0, "%s.action: SCMP_ACT_NOTIFY needs " SECCOMP_PATH ".listenerPath", where);
     f->has_notify = true;
   }
+  /* Every name counts for the ENOSYS stub, whatever its action (runc). */
+  for (size_t k = 0; k < sc->names.len; k++) {
+    int nr = seccomp_syscall_resolve_name(sc->names.v[k]);
+    if (nr > f->max_nr) f->max_nr = nr;
+  }
   /* libseccomp refuses rules that repeat the default action. */
   if (act == def) {
     crt_debug("seccomp: %s: action equals the default action, skipped", where);
@@ -261,6 +269,55 @@ static int add_syscall(crt_seccomp_filter *f, const crt_seccomp *s, uint32_t def
       return -1;
   }
   return 0;
+}
+
+/* runc's patchbpf: a syscall newer than every syscall the profile names
+ * gets ENOSYS, not the default errno, so that programs fall back (glibc's
+ * clone3 -> clone).  A stub in front of libseccomp's program, for the
+ * native x86-64 ABI only (other arches and x32 go straight to it):
+ *   A = arch; if A != x86-64 goto prog
+ *   A = nr;   if A & X32 bit goto prog
+ *   if A > max_nr return ERRNO(ENOSYS)
+ *   prog: ...
+ * Not added when the default action lets syscalls through, or already
+ * returns ENOSYS (runc's conditions). */
+#define ENOSYS_STUB_LEN 6
+static bool wants_enosys_stub(uint32_t def, const crt_seccomp_filter *f) {
+  /* TRACE counts as letting through: a tracer handles new syscalls (runc) */
+  if (f->max_nr < 0 || def == SCMP_ACT_ALLOW || def == SCMP_ACT_LOG || (def & 0xffff0000U) == SCMP_ACT_TRACE(0))
+    return false;
+#if defined(__x86_64__)
+  return def != SCMP_ACT_ERRNO(ENOSYS);
+#else
+  return false;
+#endif
+}
+
+static int prepend_enosys_stub(crt_seccomp_filter *f, crt_err **err) {
+#if defined(__x86_64__)
+  struct sock_filter stub[ENOSYS_STUB_LEN] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 4),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, (uint32_t)f->max_nr, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+  };
+  if (f->prog_len + ENOSYS_STUB_LEN > BPF_MAXINSNS)
+    return crt_error(err, E2BIG, SECCOMP_PATH ": BPF program of %zu instructions with the ENOSYS stub", f->prog_len);
+  struct sock_filter *p = malloc((f->prog_len + ENOSYS_STUB_LEN) * sizeof *p);
+  if (p == NULL) return crt_error(err, ENOMEM, SECCOMP_PATH);
+  memcpy(p, stub, sizeof stub);
+  memcpy(p + ENOSYS_STUB_LEN, f->prog, f->prog_len * sizeof *p);
+  free(f->prog);
+  f->prog = p;
+  f->prog_len += ENOSYS_STUB_LEN;
+  return 0;
+#else
+  (void)f;
+  (void)err;
+  return 0;
+#endif
 }
 
 static int export_prog(crt_seccomp_filter *f, crt_err **err) {
@@ -289,6 +346,7 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
     return crt_error(err, 0, SECCOMP_PATH ".defaultAction: SCMP_ACT_NOTIFY cannot be the default action");
   crt_seccomp_filter *f = calloc(1, sizeof *f);
   if (f == NULL) return crt_error(err, ENOMEM, "seccomp");
+  f->max_nr = -1;
   f->ctx = seccomp_init(def);
   if (f->ctx == NULL) {
     free(f);
@@ -309,6 +367,7 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
   for (size_t i = 0; i < s->n_syscalls; i++)
     if (add_syscall(f, s, def, i, err) < 0) goto fail;
   if (export_prog(f, err) < 0) goto fail;
+  if (wants_enosys_stub(def, f) && prepend_enosys_stub(f, err) < 0) goto fail;
   if (f->has_notify) {
     f->flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
     /* With TSYNC, a sync failure would otherwise be reported as a thread id

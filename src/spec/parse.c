@@ -287,8 +287,10 @@ static int check_abs(P *p, const char *s) {
   return 0;
 }
 
+bool crt_env_entry_valid(const char *kv) { return strchr(kv, '=') != NULL && kv[0] != '='; }
+
 static int check_env(P *p, const char *s) {
-  if (strchr(s, '=') == NULL || s[0] == '=') return fail(p, "invalid environment variable \"%s\": expected KEY=VALUE", s);
+  if (!crt_env_entry_valid(s)) return fail(p, "invalid environment variable \"%s\": expected KEY=VALUE", s);
   return 0;
 }
 
@@ -569,6 +571,31 @@ static int parse_time_offsets(P *p, yajl_val o, crt_linux *l) {
   return 0;
 }
 
+/* Go's filepath.Clean of an absolute path, in place: runc resolves device
+ * paths with securejoin, which cleans them, so "/dev/fuse/" and
+ * "/dev//x/../fuse" name /dev/fuse.  ".." stops at "/". */
+static void clean_abs_path(char *path) {
+  char *out = path; /* path[0] is '/' */
+  for (const char *in = path; *in;) {
+    while (*in == '/') in++;
+    const char *end = in + strcspn(in, "/");
+    size_t n = (size_t)(end - in);
+    if (n == 0 || (n == 1 && in[0] == '.')) {
+      /* nothing */
+    } else if (n == 2 && in[0] == '.' && in[1] == '.') {
+      while (out > path && *--out != '/') {
+      }
+    } else {
+      *out++ = '/';
+      memmove(out, in, n);
+      out += n;
+    }
+    in = end;
+  }
+  if (out == path) *out++ = '/';
+  *out = 0;
+}
+
 static int parse_device(P *p, yajl_val o, crt_device *d) {
   if (f_str(p, o, "type", true, &d->type) < 0) return -1;
   if (strcmp(d->type, "c") && strcmp(d->type, "b") && strcmp(d->type, "u") && strcmp(d->type, "p")) {
@@ -579,6 +606,7 @@ static int parse_device(P *p, yajl_val o, crt_device *d) {
   size_t s = push(p, ".path");
   if (check_abs(p, d->path) < 0) return -1;
   pop(p, s);
+  clean_abs_path(d->path);
   bool needs_nums = strcmp(d->type, "p") != 0;
   if (f_int(p, o, "major", needs_nums, INT64_MIN, INT64_MAX, &d->major, NULL) < 0) return -1;
   if (f_int(p, o, "minor", needs_nums, INT64_MIN, INT64_MAX, &d->minor, NULL) < 0) return -1;
@@ -1049,13 +1077,16 @@ int crt_process_parse(const char *buf, size_t len, const char *name, crt_process
   return 0;
 }
 
-static int load(const char *path, char **buf, size_t *len, crt_err **err) {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+/* config.json must be a regular file; a process file (exec -p) may be any
+ * readable file, a pipe such as /dev/stdin included, as in runc.  Opening
+ * a FIFO for it blocks until a writer comes, as runc's os.Open does. */
+static int load(const char *path, bool any_file, char **buf, size_t *len, crt_err **err) {
+  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (any_file ? 0 : O_NONBLOCK));
   if (fd < 0) return crt_error(err, errno, "open %s", path);
   struct stat st;
   if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
-  if (!S_ISREG(st.st_mode)) return crt_error(err, 0, "%s: not a regular file", path);
-  if ((uint64_t)st.st_size > MAX_CONFIG_SIZE)
+  if (!any_file && !S_ISREG(st.st_mode)) return crt_error(err, 0, "%s: not a regular file", path);
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_CONFIG_SIZE)
     return crt_error(err, 0, "%s: file too large (%lld bytes, at most 64 MiB)", path, (long long)st.st_size);
   if (crt_read_fd(fd, MAX_CONFIG_SIZE, buf, len, err) < 0) return crt_error_wrap(err, "read %s", path);
   return 0;
@@ -1065,7 +1096,7 @@ int crt_spec_load(const char *path, crt_spec **out, crt_err **err) {
   *out = NULL;
   cleanup_free char *buf = NULL;
   size_t len = 0;
-  if (load(path, &buf, &len, err) < 0) return -1;
+  if (load(path, false, &buf, &len, err) < 0) return -1;
   const char *base = strrchr(path, '/');
   return crt_spec_parse(buf, len, base ? base + 1 : path, out, err);
 }
@@ -1074,6 +1105,6 @@ int crt_process_load(const char *path, crt_process **out, crt_err **err) {
   *out = NULL;
   cleanup_free char *buf = NULL;
   size_t len = 0;
-  if (load(path, &buf, &len, err) < 0) return -1;
+  if (load(path, true, &buf, &len, err) < 0) return -1;
   return crt_process_parse(buf, len, path, out, err);
 }

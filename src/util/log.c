@@ -71,28 +71,72 @@ static void write_all(int fd, const char *buf, size_t len) {
   }
 }
 
+/* logrus's TextFormatter quotes a value unless it is made only of
+ * [A-Za-z0-9-._/@^+] (needsQuoting), and then with Go's %q. */
+static bool needs_quoting(const char *s) {
+  if (!*s) return true;
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("-._/@^+", *c)))
+      return true;
+  return false;
+}
+
+/* Go's strconv.Quote for UTF-8 text: \ and " escaped, control bytes as
+ * \n, \t, ... or \xNN; other bytes are kept. */
+static char *go_quote(const char *s) {
+  char *out = malloc(strlen(s) * 4 + 3), *p = out;
+  if (!out) return NULL;
+  *p++ = '"';
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    const char *esc = NULL;
+    switch (*c) {
+    case '"': esc = "\\\""; break;
+    case '\\': esc = "\\\\"; break;
+    case '\n': esc = "\\n"; break;
+    case '\r': esc = "\\r"; break;
+    case '\t': esc = "\\t"; break;
+    case '\a': esc = "\\a"; break;
+    case '\b': esc = "\\b"; break;
+    case '\f': esc = "\\f"; break;
+    case '\v': esc = "\\v"; break;
+    }
+    if (esc) p = stpcpy(p, esc);
+    else if (*c < 0x20 || *c == 0x7f) p += sprintf(p, "\\x%02x", *c);
+    else *p++ = (char)*c;
+  }
+  *p++ = '"';
+  *p = 0;
+  return out;
+}
+
+/* One line in runc's (logrus's) format: text, or JSON with --log-format
+ * json.  Times are RFC 3339 to the second, as logrus prints them. */
+static char *format_line(enum crt_log_level lvl, const char *msg) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char tbuf[64];
+  strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char *line = NULL;
+  int n;
+  if (log_json) {
+    char *esc = crt_json_escape(msg);
+    n = asprintf(&line, "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s\"}\n", level_name(lvl), esc ? esc : "", tbuf);
+    free(esc);
+  } else {
+    char *q = needs_quoting(msg) ? go_quote(msg) : strdup(msg);
+    n = asprintf(&line, "time=\"%s\" level=%s msg=%s\n", tbuf, level_name(lvl), q ? q : "\"\"");
+    free(q);
+  }
+  return n > 0 ? line : NULL;
+}
+
+/* As runc: log lines go to the --log file, or else to stderr. */
 static void emit(enum crt_log_level lvl, const char *msg) {
   int saved = errno;
-  if (log_fd >= 0) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    char tbuf[64];
-    strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%S", &tm);
-    char *line = NULL;
-    int n;
-    if (log_json) {
-      char *esc = crt_json_escape(msg);
-      n = asprintf(&line, "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level_name(lvl),
-                   esc ? esc : "", tbuf, ts.tv_nsec);
-      free(esc);
-    } else {
-      n = asprintf(&line, "time=\"%s.%09ldZ\" level=%s msg=\"%s\"\n", tbuf, ts.tv_nsec, level_name(lvl), msg);
-    }
-    if (n > 0) write_all(log_fd, line, (size_t)n);
-    free(line);
-  }
+  char *line = format_line(lvl, msg);
+  if (line) write_all(log_fd >= 0 ? log_fd : STDERR_FILENO, line, strlen(line));
+  free(line);
   errno = saved;
 }
 
@@ -106,20 +150,14 @@ void crt_log(enum crt_log_level lvl, const char *fmt, ...) {
   msg = crt_msg_cut(msg);
   if (!msg) return;
   emit(lvl, msg);
-  /* Warnings and debug go to stderr too when there is no log file. */
-  if (log_fd < 0 && (lvl >= CRT_LOG_WARN || log_debug)) {
-    char *line = NULL;
-    int n = asprintf(&line, "crt: %s: %s\n", level_name(lvl), msg);
-    if (n > 0) write_all(STDERR_FILENO, line, (size_t)n);
-    free(line);
-  }
   free(msg);
 }
 
+/* A fatal error: a log line (see emit), and with --log the bare message on
+ * stderr too, as runc's fatalWithCode prints it. */
 void crt_log_error_msg(const char *msg) {
   emit(CRT_LOG_ERROR, msg);
-  char *line = NULL;
-  int n = asprintf(&line, "crt: %s\n", msg);
-  if (n > 0) write_all(STDERR_FILENO, line, (size_t)n);
-  free(line);
+  if (log_fd < 0) return;
+  write_all(STDERR_FILENO, msg, strlen(msg));
+  write_all(STDERR_FILENO, "\n", 1);
 }

@@ -11,8 +11,12 @@ assert_eq() { # expected actual [what]
   [ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
 }
 assert_ne() { [ "$1" != "$2" ] || fail "${3:-value}: expected something other than '$1'"; }
+# Error lines are logfmt (runc's logrus format: msg="... \"x\" ..."), so a
+# needle also matches the haystack with its \" and \\ unescaped.
 assert_contains() { # haystack needle [what]
-  case "$1" in *"$2"*) ;; *) fail "${3:-output}: expected to contain '$2', got '$1'" ;; esac
+  local plain=${1//\\\"/\"}; plain=${plain//\\\\/\\}
+  case "$1" in *"$2"*) return 0 ;; esac
+  case "$plain" in *"$2"*) ;; *) fail "${3:-output}: expected to contain '$2', got '$1'" ;; esac
 }
 assert_not_contains() {
   case "$1" in *"$2"*) fail "${3:-output}: expected not to contain '$2', got '$1'" ;; esac

@@ -49,30 +49,35 @@ static void test_regress_mountopts(void **state) { assert_true(replay("mountopts
 static void test_regress_state(void **state) { assert_true(replay("state", fuzz_state_one) > 0); }
 static void test_regress_signal(void **state) { assert_true(replay("signal", fuzz_signal_one) > 0); }
 
-/* What the signal fuzzer found, spelled out. */
-static void test_signal_offsets(void **state) {
-  assert_int_equal(crt_parse_signal("RTMIN"), SIGRTMIN);
-  assert_int_equal(crt_parse_signal("SIGRTMIN+1"), SIGRTMIN + 1);
-  assert_int_equal(crt_parse_signal("rtmax-2"), SIGRTMAX - 2);
-  assert_int_equal(crt_parse_signal("RTMIN-0"), SIGRTMIN);
-  assert_int_equal(crt_parse_signal("RTMAX+0"), SIGRTMAX);
-  assert_int_equal(crt_parse_signal("RTMAX+1"), -1);
-  assert_int_equal(crt_parse_signal("RTMIN-1"), -1);
+/* What the signal fuzzer found, spelled out, and runc 1.1's forms: it has
+ * no RTMIN/RTMAX names and no aliases, and takes any strconv.Atoi number,
+ * 0 included (`kill ID 0`). */
+static void test_signal_runc_forms(void **state) {
+  assert_int_equal(crt_parse_signal("RTMIN"), -1);
+  assert_int_equal(crt_parse_signal("SIGRTMIN+1"), -1);
+  assert_int_equal(crt_parse_signal("rtmax-2"), -1);
   /* Used to overflow int (UBSan) or wrap around into the RT range. */
   assert_int_equal(crt_parse_signal("RTMIN+2147483647"), -1);
   assert_int_equal(crt_parse_signal("RTMAX-4294967296"), -1);
-  assert_int_equal(crt_parse_signal("RTMIN+4294967297"), -1);
-  assert_int_equal(crt_parse_signal("RTMIN+99999999999999999999999"), -1);
-  assert_int_equal(crt_parse_signal("RTMAX-9223372036854775808"), -1);
-  /* strtol alone took these */
-  assert_int_equal(crt_parse_signal("RTMIN3"), -1);
-  assert_int_equal(crt_parse_signal("RTMIN 3"), -1);
-  assert_int_equal(crt_parse_signal("RTMIN+ 3"), -1);
-  assert_int_equal(crt_parse_signal("RTMAX--1"), -1);
+  assert_int_equal(crt_parse_signal("IOT"), -1);
+  assert_int_equal(crt_parse_signal("POLL"), -1);
+  assert_int_equal(crt_parse_signal("IO"), SIGIO);
   assert_int_equal(crt_parse_signal("KILL"), SIGKILL);
   assert_int_equal(crt_parse_signal("sigterm"), SIGTERM);
+  assert_int_equal(crt_parse_signal("SigUsr1"), SIGUSR1);
+  assert_int_equal(crt_parse_signal("SIGSIGKILL"), -1);
   assert_int_equal(crt_parse_signal("9"), 9);
+  assert_int_equal(crt_parse_signal("0"), 0);
+  assert_int_equal(crt_parse_signal("+9"), 9);
+  assert_int_equal(crt_parse_signal("-0"), 0);
+  assert_int_equal(crt_parse_signal("009"), 9);
+  assert_int_equal(crt_parse_signal("64"), SIGRTMAX);
+  assert_int_equal(crt_parse_signal("65"), -1);
+  assert_int_equal(crt_parse_signal("-1"), -1);
+  assert_int_equal(crt_parse_signal(" 9"), -1);
+  assert_int_equal(crt_parse_signal("+"), -1);
   assert_int_equal(crt_parse_signal("4294967305"), -1);
+  assert_int_equal(crt_parse_signal("99999999999999999999999"), -1);
 }
 
 static const char state_head[] =
@@ -167,7 +172,7 @@ int main(void) {
       cmocka_unit_test(test_regress_mountopts),
       cmocka_unit_test(test_regress_state),
       cmocka_unit_test(test_regress_signal),
-      cmocka_unit_test(test_signal_offsets),
+      cmocka_unit_test(test_signal_runc_forms),
       cmocka_unit_test(test_state_deep_nesting),
       cmocka_unit_test(test_state_parse),
   };

@@ -324,6 +324,20 @@ static void test_null_and_relative(void **state) {
   crt_spec_free(s);
 }
 
+/* Device paths are cleaned as runc's securejoin cleans them. */
+static void test_device_paths_cleaned(void **state) {
+  static const char *const cases[][2] = {
+      {"/dev/fuse/", "/dev/fuse"}, {"/dev//x/./y/../fuse", "/dev/x/fuse"}, {"/../dev/../../null", "/null"},
+      {"/dev/a..b/.c", "/dev/a..b/.c"}, {"//", "/"}, {"/dev/fuse", "/dev/fuse"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char json[256];
+    snprintf(json, sizeof json, "{'ociVersion':'1.2.0','linux':{'devices':[{'type':'p','path':'%s'}]}}", cases[i][0]);
+    crt_spec *s = parse_ok(json);
+    assert_string_equal(s->linux_->devices[0].path, cases[i][1]);
+    crt_spec_free(s);
+  }
+}
+
 static char *process_err(const char *json) {
   char *t = q(json);
   crt_process *p = NULL;
@@ -479,6 +493,17 @@ static void test_load(void **state) {
   assert_int_equal(crt_process_load(path, &p, &err), 0);
   assert_string_equal(p->args.v[0], "x");
   crt_process_free(p);
+  /* A process file may be a pipe (exec -p /dev/stdin), as in runc. */
+  int pfd[2];
+  assert_int_equal(pipe(pfd), 0);
+  assert_int_equal(write(pfd[1], doc, strlen(doc)), (ssize_t)strlen(doc));
+  close(pfd[1]);
+  char pipe_path[64];
+  snprintf(pipe_path, sizeof pipe_path, "/proc/self/fd/%d", pfd[0]);
+  assert_int_equal(crt_process_load(pipe_path, &p, &err), 0);
+  assert_string_equal(p->args.v[0], "x");
+  crt_process_free(p);
+  close(pfd[0]);
   unlink(path);
   rmdir(dir);
 }
@@ -556,7 +581,7 @@ int main(void) {
       cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_process_parse),
       cmocka_unit_test(test_validate_for_create), cmocka_unit_test(test_hostile_input),
       cmocka_unit_test(test_load),            cmocka_unit_test(test_features),
-      cmocka_unit_test(test_ns_helpers),
+      cmocka_unit_test(test_ns_helpers),      cmocka_unit_test(test_device_paths_cleaned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,245 @@
+# Differential tests: runc 1.1.5's observable behaviour, where the spec is
+# silent.  Every test passes with crt and with
+# `CRT_BIN=/usr/sbin/runc ONLY=t_compat bash tests/integration/run.sh`;
+# checks of crt's own message text sit behind `is_crt`.
+
+is_crt() { case $CRT_BIN in *runc) return 1 ;; esac; return 0; }
+
+# stopped ID: true once the container's status is "stopped"
+stopped() { [ "$(state_field "$1" status)" = stopped ]; }
+
+# Guards crt_parse_signal (src/cli/common.c): runc's forms only, signal 0
+# included, which `kill` sends to check that the init exists.
+test_kill_signal_forms() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  local s
+  for s in 0 +0 00 SigUsr1 usr1 sigWINCH IO 64; do
+    run_rc crt kill "$id" "$s"; assert_eq 0 "$rc" "kill $s: $out"
+  done
+  for s in RTMIN SIGRTMIN+1 IOT POLL CLD " 1" 9x; do
+    run_rc crt kill "$id" "$s"; assert_eq 1 "$rc" "kill '$s'"; assert_contains "$out" "unknown signal"
+  done
+  for s in 65 -1; do run_rc crt kill "$id" "$s"; assert_eq 1 "$rc" "kill $s"; done
+  assert_eq running "$(state_field "$id" status)" "signal 0 and ignored signals leave it running"
+  crt kill "$id" 9 || fail "kill 9"
+  wait_eval "stopped $id" || fail "did not stop"
+  run_rc crt kill "$id" 0; assert_eq 1 "$rc" "kill 0 of a stopped container"; assert_contains "$out" "not running"
+  crt delete "$id"
+}
+
+# Guards crt_cmd_ps (src/cli/ps.c): ps of a stopped container exits 0 with
+# ps's header and no process (JSON: runc's empty list, null).
+test_ps_stopped_container() {
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  wait_eval "stopped $id" || fail "did not stop"
+  run_rc crt ps "$id"; assert_eq 0 "$rc" "ps of a stopped container: $out"
+  assert_contains "$out" "PID"; assert_eq 1 "$(echo "$out" | wc -l)" "header only"
+  run_rc crt ps --format json "$id"; assert_eq 0 "$rc" "ps --format json"; assert_eq null "$out" "json"
+  run_rc crt ps nosuch-$$; assert_eq 1 "$rc" "ps of an unknown container"
+  crt delete "$id"
+}
+
+# Guards init_main's crt_mkdir_p of process.cwd (src/container/create.c): a
+# missing cwd is created, root-owned 0755, even under a read-only root and
+# for a non-root user.
+test_missing_cwd_is_created() {
+  make_bundle "$T/b" sh -c 'pwd; stat -c "%u %g %a" /a /a/b/c; id -u'
+  bundle_edit "$T/b" "c['process']['cwd']='/a/b/c'; c['process']['user']={'uid':1000,'gid':1000}; c['root']['readonly']=True"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with a missing cwd: $out"
+  assert_eq "/a/b/c
+0 0 755
+0 0 755
+1000" "$out" "cwd, its owner and mode, the user"
+  # a cwd that is a file stays an error
+  bundle_edit "$T/b" "c['process']['cwd']='/etc/passwd'"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 1 "$rc" "cwd on a file"
+  assert_contains "${out,,}" "not a directory"
+  [ -z "$(crt list -q)" ] || fail "a failed create left a container"
+}
+
+# Guards crt_process_load (src/spec/parse.c): exec -p reads any file, a pipe
+# included.
+test_exec_process_from_pipe() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  run_rc sh -c "echo '{\"args\":[\"sh\",\"-c\",\"echo from-pipe; pwd\"],\"cwd\":\"/tmp\",\"env\":[\"PATH=/bin\"]}' |
+    \"$CRT_BIN\" --root \"$CRT_ROOT\" exec -p /dev/stdin $id"
+  assert_eq 0 "$rc" "exec -p /dev/stdin: $out"; assert_eq "from-pipe
+/tmp" "$out"
+  crt delete -f "$id"
+}
+
+# Guards check_flags (src/cli/exec.c) and crt_set_cwd's origin
+# (src/linux/process.c): exec's --cwd and --env follow config.json's rules,
+# and a bad cwd names where it was set.
+test_exec_cwd_and_env_rules() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  run_rc crt exec --cwd relative "$id" pwd; assert_eq 255 "$rc" "relative --cwd"
+  is_crt && assert_contains "$out" '--cwd "relative": not an absolute path'
+  run_rc crt exec --cwd /nonexistent "$id" pwd; assert_eq 255 "$rc" "missing --cwd"
+  assert_contains "${out,,}" "no such file or directory"
+  is_crt && assert_contains "$out" 'chdir to cwd ("/nonexistent") set by --cwd'
+  printf '{"args":["pwd"],"cwd":"/nonexistent","env":["PATH=/bin"]}' >"$T/p.json"
+  run_rc crt exec -p "$T/p.json" "$id"; assert_eq 255 "$rc" "missing cwd in a process file"
+  is_crt && assert_contains "$out" "set in $T/p.json"
+  local e
+  for e in NOEQ =x ""; do
+    run_rc crt exec --env "$e" "$id" true; assert_eq 255 "$rc" "--env '$e'"
+    assert_contains "$out" "environment variable"
+  done
+  run_rc crt exec --env A=1=2 "$id" sh -c 'echo $A'; assert_eq 0 "$rc" "--env A=1=2"; assert_eq "1=2" "$out"
+  crt delete -f "$id"
+}
+
+# Guards clean_abs_path in parse_device (src/spec/parse.c): a linux.devices
+# path with a trailing slash, "//", "." or ".." names the cleaned path.
+test_device_path_trailing_slash() {
+  make_bundle "$T/b" sh -c 'stat -c "%F %t,%T" /dev/mynull /dev/sub/n2; echo x >/dev/mynull && echo written'
+  bundle_edit "$T/b" "c['linux']['devices']=[{'path':'/dev/mynull/','type':'c','major':1,'minor':3,'fileMode':0o666},
+    {'path':'/dev//sub/./x/../n2','type':'c','major':1,'minor':3}]
+c['linux']['resources']['devices'].append({'allow':True,'type':'c','major':1,'minor':3,'access':'rwm'})"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "character special file 1,3
+character special file 1,3
+written" "$out"
+}
+
+# sid_check: prints "leader" when the shell's pid is its process group and
+# session id (fields 1, 5 and 6 of /proc/self/stat; sh reads it itself).
+SID_CHECK='read -r pid comm st ppid pgrp sid rest </proc/self/stat; [ "$pid" = "$pgrp" ] && [ "$pid" = "$sid" ] && echo leader || echo "pid $pid pgrp $pgrp sid $sid"'
+
+# Guards crt_new_session (src/linux/process.c) in init_main
+# (src/container/create.c) and exec_process (src/container/exec.c): a
+# process without a terminal leads its own session and process group.
+test_process_is_session_leader() {
+  make_bundle "$T/b" sh -c "$SID_CHECK"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run"; assert_eq leader "$out" "container init"
+  make_bundle "$T/b2"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b2" "$id" || fail "run -d"
+  run_rc crt exec "$id" sh -c "$SID_CHECK"; assert_eq 0 "$rc" "exec"; assert_eq leader "$out" "exec'd process"
+  crt delete -f "$id"
+}
+
+# recv_tty NAME: a console-socket receiver (tests/lib/recvtty.c) on
+# $T/NAME.sock, output in $T/NAME.out; sets RECV_PID.
+recv_tty() {
+  [ -x "$T/recvtty" ] || cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "cannot build recvtty"
+  timeout 20 "$T/recvtty" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+  RECV_PID=$!
+  wait_for test -s "$T/$1.pid" || fail "recvtty $1 did not start: $(cat "$T/$1.err")"
+}
+
+# Guards crt_fix_stdio_owner (src/linux/process.c): the pty slave belongs to
+# the process's uid and keeps devpts's tty gid (5), for the init and for
+# exec -t; stdio pipes go to the uid too.
+test_pty_owned_by_process_user() {
+  make_bundle "$T/b" sh -c 'stat -c "%u %g" $(tty)'
+  bundle_edit "$T/b" "c['process']['terminal']=True; c['process']['user']={'uid':1000,'gid':1000}"
+  recv_tty init
+  local id; id=$(new_id)
+  crt create --console-socket "$T/init.sock" --bundle "$T/b" "$id" || fail "create"
+  crt start "$id" || fail "start"
+  wait "$RECV_PID" || fail "recvtty: $(cat "$T/init.err")"
+  assert_eq "1000 5" "$(tr -d '\r' <"$T/init.out")" "init's tty owner"
+  crt delete -f "$id"
+  make_bundle "$T/b2"
+  crt run -d --bundle "$T/b2" "$id" || fail "run -d"
+  recv_tty ex
+  crt exec -t -d --console-socket "$T/ex.sock" -u 1000:1000 "$id" sh -c 'stat -c "%u %g" $(tty)' || fail "exec -t"
+  wait "$RECV_PID" || fail "recvtty: $(cat "$T/ex.err")"
+  assert_eq "1000 5" "$(tr -d '\r' <"$T/ex.out")" "exec'd process's tty owner"
+  run_rc crt exec -u 1000:1000 "$id" sh -c 'stat -L -c "%u" /proc/self/fd/1'; assert_eq 0 "$rc" "exec without tty"
+  assert_eq 1000 "$out" "stdout pipe owner"
+  crt delete -f "$id"
+}
+
+# Guards crt_loopback_up (src/linux/process.c): in a network namespace of
+# its own the container's lo is up (127.0.0.1 answers a ping); a joined one is
+# left alone.
+test_loopback_up_in_new_netns() {
+  make_bundle "$T/b" sh -c 'cat /sys/class/net/lo/flags; ping -c 1 -W 2 127.0.0.1 >/dev/null && echo reachable'
+  bundle_edit "$T/b" "[c['process']['capabilities'][k].append('CAP_NET_RAW') for k in ('bounding','effective','permitted')]"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "0x9
+reachable" "$out" "lo's flags (UP|LOOPBACK), 127.0.0.1 answers"
+  # a namespace joined by path is not touched
+  ip netns add "crtc$$" || fail "ip netns add"
+  make_bundle "$T/b2" cat /sys/class/net/lo/flags
+  bundle_edit "$T/b2" "[n.update(path='/run/netns/crtc$$') for n in c['linux']['namespaces'] if n['type']=='network']"
+  run_rc crt run --bundle "$T/b2" "$(new_id)"
+  ip netns del "crtc$$"
+  assert_eq 0 "$rc" "run in a joined netns: $out"; assert_eq 0x8 "$out" "lo of a joined netns stays down"
+}
+
+# Guards check_fd_for_fifo (src/container/create.c): an init that could
+# not reach its parked state (here: RLIMIT_NOFILE leaves it no fd for the
+# exec FIFO) fails create with the cause, and leaves nothing behind.
+test_create_fails_when_init_cannot_park() {
+  make_bundle "$T/b" true
+  local n id
+  for n in 0 3; do
+    bundle_edit "$T/b" "c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':$n,'hard':$n}]"
+    id=$(new_id)
+    run_rc crt create --bundle "$T/b" "$id"; assert_eq 1 "$rc" "create with RLIMIT_NOFILE $n"
+    assert_contains "${out,,}" "too many open files"
+    run_rc crt state "$id"; assert_eq 1 "$rc" "state after the failed create"
+  done
+  bundle_edit "$T/b" "c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':64,'hard':64}]"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with RLIMIT_NOFILE 64: $out"
+}
+
+# Guards prepend_enosys_stub (src/linux/seccomp.c): with a default errno
+# action, a syscall newer than every syscall the profile names gets ENOSYS
+# (so that programs fall back, glibc's clone3 -> clone); a known one that
+# no rule allows still gets the default errno (EPERM).
+test_seccomp_enosys_for_unknown_syscalls() {
+  cc -static -O2 -o "$T/syscall_errno" "$REPO/tests/lib/syscall_errno.c" || fail "cannot build syscall_errno"
+  make_bundle "$T/b" /syscall_errno 110 439 1000
+  cp "$T/syscall_errno" "$T/b/rootfs/"
+  # allow every syscall numbered up to 434 (pidfd_open) except getppid (110)
+  bundle_edit "$T/b" "
+import re
+names=[m.group(1) for m in re.finditer(r'#define __NR_(\w+) (\d+)', open('/usr/include/x86_64-linux-gnu/asm/unistd_64.h').read())
+       if int(m.group(2)) <= 434 and m.group(1) != 'getppid']
+c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ERRNO','defaultErrnoRet':1,'architectures':['SCMP_ARCH_X86_64'],
+  'syscalls':[{'names':names,'action':'SCMP_ACT_ALLOW'}]}"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "110 EPERM
+439 ENOSYS
+1000 ENOSYS" "$out" "known but not allowed: EPERM; newer than the profile (faccessat2, 1000): ENOSYS"
+}
+
+# Guards emit / format_line / crt_log_error_msg (src/util/log.c): runc's
+# (logrus's) lines in every mode: on stderr without --log, in the --log
+# file with it (plus the bare error on stderr); text or JSON; debug lines
+# with --debug.
+test_log_formats() {
+  local id=nosuch-$$ line re='^time="[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z" level=error msg="container does not exist"'
+  line=$(crt state "$id" 2>&1 >/dev/null); [[ $line =~ $re ]] || fail "text error on stderr: $line"
+  assert_eq 1 "$(echo "$line" | wc -l)" "one line"
+  line=$(crt --log-format json state "$id" 2>&1 >/dev/null)
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["level"]=="error" and d["msg"]=="container does not exist" and d["time"].endswith("Z"), d' "$line" ||
+    fail "json error on stderr: $line"
+  line=$(crt --log "$T/log.txt" state "$id" 2>&1 >/dev/null)
+  assert_eq "container does not exist" "$line" "bare error on stderr with --log"
+  [[ $(cat "$T/log.txt") =~ $re ]] || fail "text error in the log file: $(cat "$T/log.txt")"
+  crt --log "$T/log.json" --log-format json state "$id" 2>/dev/null
+  python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["level"]=="error", d' "$T/log.json" ||
+    fail "json error in the log file: $(cat "$T/log.json")"
+  make_bundle "$T/b" true
+  crt --debug --log "$T/debug.txt" run --bundle "$T/b" "$(new_id)" 2>"$T/debug.err" || fail "run --debug"
+  grep -qE '^time="[^"]+" level=debug msg=' "$T/debug.txt" || fail "no debug line in the log: $(head -3 "$T/debug.txt")"
+  assert_eq "" "$(cat "$T/debug.err")" "stderr with --log and no error"
+  crt --debug run --bundle "$T/b" "$(new_id)" 2>"$T/debug2.err" || fail "run --debug without --log"
+  grep -qE '^time="[^"]+" level=debug msg=' "$T/debug2.err" || fail "no debug line on stderr: $(head -3 "$T/debug2.err")"
+  grep -v '^time="[^"]*" level=' "$T/debug2.err" && fail "a stderr line not in logrus format"
+  return 0
+}
