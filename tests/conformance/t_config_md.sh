@@ -152,7 +152,8 @@ test_config_linux_md_net_devices() {
   ip link del "$a" 2>/dev/null
   assert_eq 0 "$rc" "run with netDevices: $out"
   assert_eq " net7" "$out" "the interface in the container"
-  ! ip link show "$b" >/dev/null 2>&1 || { ip link del "$b"; fail "the veth peer outlived the container"; }
+  # the kernel tears a dead network namespace down asynchronously
+  wait_eval "! ip link show $b" || { ip link del "$b"; fail "the veth peer outlived the container"; }
   local id; id=$(new_id)
   run_rc crt run -b "$T/b" "$id" </dev/null
   assert_eq 1 "$rc" "run with a missing interface"
