@@ -54,7 +54,7 @@ crt_globals crt_g = {.root = NULL, .log_format = "text", .rootless = "auto"};
 
 static void print_version(void) {
   const struct scmp_version *v = seccomp_version();
-  printf("crt version %s\ncommit: %s\nspec: 1.2.0\nlibseccomp: %u.%u.%u\n", CRT_VERSION, CRT_COMMIT,
+  printf("crt version %s\ncommit: %s\nspec: 1.3.0\nlibseccomp: %u.%u.%u\n", CRT_VERSION, CRT_COMMIT,
          v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
 }
 

@@ -134,7 +134,7 @@ static char *gen_finish(yajl_gen g) {
 }
 
 static void gen_common(yajl_gen g, const crt_state *s, const char *status) {
-  gen_kv_str(g, "ociVersion", "1.2.0");
+  gen_kv_str(g, "ociVersion", "1.3.0");
   gen_kv_str(g, "id", s->id);
   GSTR(g, "pid");
   yajl_gen_integer(g, strcmp(status, "stopped") == 0 ? 0 : s->pid);

@@ -445,7 +445,7 @@ static char *listener_json(const crt_seccomp *s, pid_t pid, const char *state_js
     if (meta == NULL) return NULL;
   }
   char *out = NULL;
-  int n = asprintf(&out, "{\"ociVersion\":\"1.2.0\",\"fds\":[\"seccompFd\"],\"pid\":%d%s%s%s,\"state\":%s}", (int)pid,
+  int n = asprintf(&out, "{\"ociVersion\":\"1.3.0\",\"fds\":[\"seccompFd\"],\"pid\":%d%s%s%s,\"state\":%s}", (int)pid,
                    meta ? ",\"metadata\":\"" : "", meta ? meta : "", meta ? "\"" : "", state_json);
   return n < 0 ? NULL : out;
 }

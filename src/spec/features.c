@@ -126,7 +126,7 @@ char *crt_features_json(void) {
   str(g, "ociVersionMin");
   str(g, "1.0.0");
   str(g, "ociVersionMax");
-  str(g, "1.2.0");
+  str(g, "1.3.0");
   strs(g, "hooks", crt_spec_hook_names);
   mount_options(g);
   linux_obj(g);

@@ -164,7 +164,7 @@ test_json_log_format() {
 }
 
 test_cli_surface() {
-  run_rc "$CRT_BIN" --version; assert_eq 0 "$rc"; assert_contains "$out" "crt version"; assert_contains "$out" "spec: 1.2"; assert_contains "$out" "libseccomp"
+  run_rc "$CRT_BIN" --version; assert_eq 0 "$rc"; assert_contains "$out" "crt version"; assert_contains "$out" "spec: 1.3.0"; assert_contains "$out" "libseccomp"
   run_rc crt create --bogus x; assert_eq 1 "$rc"; assert_contains "$out" "flag provided but not defined: --bogus"
   run_rc crt create; assert_eq 1 "$rc"; assert_contains "$out" "requires"
   run_rc crt create --bundle; assert_eq 1 "$rc"; assert_contains "$out" "flag needs an argument"

@@ -587,7 +587,7 @@ static void test_notify_listener_end_to_end(void **state) {
   assert_true(a.ok);
   char want[512];
   snprintf(want, sizeof want,
-           "{\"ociVersion\":\"1.2.0\",\"fds\":[\"seccompFd\"],\"pid\":%d,\"metadata\":\"MKNOD=/dev/null;X=\\\"q\\\"\","
+           "{\"ociVersion\":\"1.3.0\",\"fds\":[\"seccompFd\"],\"pid\":%d,\"metadata\":\"MKNOD=/dev/null;X=\\\"q\\\"\","
            "\"state\":%s}",
            (int)pid, state_json);
   assert_string_equal(a.json, want);
