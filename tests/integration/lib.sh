@@ -95,3 +95,14 @@ in_cg2() {
     umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || { echo "FAIL: no cgroup2 mount" >&2; exit 1; }
     source "$1"; source "$2"; "$3"' in_cg2 "$REPO/tests/integration/lib.sh" "${BASH_SOURCE[1]}" "$1"
 }
+
+# clients_run SCRIPT: runs tests/clients/SCRIPT (a real client driving
+# $CRT_BIN) with its work dir under $T, so that run.sh's leak check sees
+# it, and a time limit.
+clients_run() { # script
+  local s=$REPO/tests/clients/$1
+  CRT_BIN=$CRT_BIN timeout -k 5 170 bash "$s" "$T/${1%%.sh}"
+  local rc=$?
+  [ $rc = 124 ] && fail "$1 timed out after 170 s"
+  [ $rc = 0 ] || fail "$1 failed (rc $rc)"
+}

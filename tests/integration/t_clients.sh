@@ -3,15 +3,8 @@
 # The work happens in tests/clients/*.sh, which print one line per check; here
 # each runs with its work dir under $T (so run.sh's leak check sees it) and a
 # time limit.  A missing client is a failure, not a skip: the packages come
-# from contrib/install-deps.sh.
-
-clients_run() { # script
-  local s=$REPO/tests/clients/$1
-  CRT_BIN=$CRT_BIN timeout -k 5 170 bash "$s" "$T/${1%%.sh}"
-  local rc=$?
-  [ $rc = 124 ] && fail "$1 timed out after 170 s"
-  [ $rc = 0 ] || fail "$1 failed (rc $rc)"
-}
+# from contrib/install-deps.sh.  clients_run is in lib.sh (t_cri.sh uses it
+# too).
 
 test_containerd() { clients_run containerd.sh; }
 test_podman() { clients_run podman.sh; }

@@ -4,16 +4,8 @@
 # and a time limit.  A missing client is a failure, not a skip: the packages
 # come from contrib/install-deps.sh.  Plus what the CRI scenario found in crt.
 
-cri_clients_run() { # script
-  local s=$REPO/tests/clients/$1
-  CRT_BIN=$CRT_BIN timeout -k 5 170 bash "$s" "$T/${1%%.sh}"
-  local rc=$?
-  [ $rc = 124 ] && fail "$1 timed out after 170 s"
-  [ $rc = 0 ] || fail "$1 failed (rc $rc)"
-}
-
-test_buildah() { cri_clients_run buildah.sh; }
-test_cri() { cri_clients_run cri.sh; }
+test_buildah() { clients_run buildah.sh; }
+test_cri() { clients_run cri.sh; }
 
 # A container in another container's pid namespace (a pod's, joined by
 # path) leaves its init's children behind when the init exits: they are
