@@ -196,7 +196,7 @@ static void init_main(init_ctx *c) {
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
   if (spec->hooks && spec->hooks->create_container.len) {
-    cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATING);
+    cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
     if (crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err) < 0) init_fail(c->sync, err);
   }
   if (mntns) {
@@ -414,8 +414,10 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   return rc;
 }
 
-static int run_hooks_creating(const crt_spec *spec, crt_state *s, crt_err **err) {
-  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATING, false);
+/* runtime.md (v1.3) ties `creating` to lifecycle step 2 and `created` to
+ * "after step 2": the hooks of steps 3-5 see `created`, as crun sends. */
+static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_err **err) {
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
   if (!spec->hooks) return 0;
   if (crt_hooks_run(&spec->hooks->prestart, "prestart", json, err) < 0) return -1;
   return crt_hooks_run(&spec->hooks->create_runtime, "createRuntime", json, err);
@@ -467,7 +469,7 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
   crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   crt_test_point("create:prestart");
-  if (run_hooks_creating(spec, s, err) < 0) return -1;
+  if (run_create_hooks(spec, s, err) < 0) return -1;
   crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, NULL, 0, -1);
   for (;;) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;

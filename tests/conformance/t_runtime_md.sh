@@ -1,17 +1,19 @@
 # runtime-spec v1.2 runtime.md: the MUSTs the runtime-tools suite leaves out.
 # Each test is named after the section (runtime.md#<section>).
 
-# runtime.md#state: "status" at every step of the lifecycle, as seen by the
-# hooks (creating) and by `state` (created, running, stopped).
+# runtime.md#state: "status" at every step of the lifecycle.  `creating` is
+# step 2 (what `state` says while the hooks run); the hooks of steps 3-5 get
+# `created` ("after step 2"); then `state` says created, running, stopped.
 test_runtime_md_state_status_at_each_step() {
   make_bundle "$T/b" sh -c 'read x'
-  bundle_edit "$T/b" "c['hooks']={'createRuntime':[{'path':'/bin/sh','args':['sh','-c','cat > $T/creating.json']}]}"
   local id; id=$(new_id)
+  bundle_edit "$T/b" "c['hooks']={'createRuntime':[{'path':'/bin/sh','args':['sh','-c','cat > $T/hook.json; \"$CRT_BIN\" --root \"$CRT_ROOT\" state $id > $T/creating.json']}]}"
   mkfifo "$T/in"
   crt create --bundle "$T/b" "$id" <"$T/in" & local cpid=$!
   exec 7>"$T/in"
   wait $cpid || fail "create"
   python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["status"]=="creating"' "$T/creating.json" || fail "creating: $(cat "$T/creating.json")"
+  python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["status"]=="created"' "$T/hook.json" || fail "hook stdin: $(cat "$T/hook.json")"
   assert_eq created "$(state_field "$id" status)" "after create"
   crt start "$id"
   assert_eq running "$(state_field "$id" status)" "after start"

@@ -41,7 +41,7 @@ test_hook_namespaces_and_status() {
   assert_eq hooked "$(cat "$T/cc.host")" "createContainer sees the container's hostname"
   [ ! -e "$T/b/rootfs/tmp/sc.json" ] || fail "startContainer ran in create"
   for f in pre cr cc; do
-    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="creating" and s["pid"]>0, s' "$T/$f.json" || fail "$f state"
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="created" and s["pid"]>0, s' "$T/$f.json" || fail "$f state"
   done
   crt start "$id"
   assert_eq "$(readlink /proc/$pid/ns/mnt)" "$(cat "$T/b/rootfs/tmp/sc.ns")" "startContainer in the container"
