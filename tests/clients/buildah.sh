@@ -20,11 +20,7 @@ IMG=docker.io/library/crt-busybox:latest
 P=crt-bh$$               # prefix of the buildah container names
 fails=0
 
-say() { echo "buildah.sh: $*"; }
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
-die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
-ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
-ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+. "$here/lib.sh"   # say, bad, die, ok_eq, ok_has
 # buildah's temp files (bundles, archives) stay in the work dir
 export TMPDIR=$W/tmp
 bh() { timeout 60 buildah --root "$W/root" --runroot "$W/rr" --storage-driver vfs "$@"; }

@@ -20,11 +20,7 @@ P=crt-tc$$            # prefix of every container id
 NS=default            # containerd namespace: crt's --root is $W/crt/$NS
 fails=0 cpid=
 
-say() { echo "containerd.sh: $*"; }
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
-die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
-ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
-ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+. "$here/lib.sh"   # say, bad, die, ok_eq, ok_has
 ctr_() { timeout 30 ctr -a "$SOCK" -n "$NS" "$@"; }
 RUNC_OPTS=(--runc-binary "$W/crt-wrapper" --runc-root "$W/crt")
 

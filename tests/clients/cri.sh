@@ -35,11 +35,7 @@ RESTRICT_OOM=$(( (0x$(awk '/^CapBnd/ {print $2}' /proc/self/status) >> 24) & 1 )
 SUBNET=10.213.$(( $$ % 250 )).0/24
 fails=0 cpid=
 
-say() { echo "cri.sh: $*"; }
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
-die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
-ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
-ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+. "$here/lib.sh"   # say, bad, die, ok_eq, ok_has
 ok_true() { [ "$1" = True ] && say "ok: $2" || bad "$2: expected True, got '$1' ($3)"; }
 # Each RPC gets 30 s (the longest wanted, StopContainer c1, has a 20 s
 # grace); once one has hit its deadline (a hanging runtime), the rest get

@@ -26,11 +26,7 @@ RT=crt                # the runtime's name in daemon.json
 fails=0 dpid=
 is_crt=false; "$CRT" --version 2>/dev/null | grep -q '^crt' && is_crt=true
 
-say() { echo "docker.sh: $*"; }
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
-die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
-ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
-ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+. "$here/lib.sh"   # say, bad, die, ok_eq, ok_has
 # The Debian CLI by full path (another docker binary may be first in PATH).
 DOCKER=(/usr/bin/docker -H "unix://$SOCK")
 export DOCKER_CONFIG=$W/cli     # no ~/.docker

@@ -18,11 +18,7 @@ IMG=localhost/crt-busybox:latest
 P=crt-tp$$            # prefix of every container name
 fails=0
 
-say() { echo "podman.sh: $*"; }
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
-die() { bad "$*"; exit 1; }   # the EXIT trap still cleans up and checks
-ok_eq() { [ "$1" = "$2" ] && say "ok: $3" || bad "$3: expected '$1', got '$2'"; }
-ok_has() { case "$1" in *"$2"*) say "ok: $3" ;; *) bad "$3: expected to contain '$2', got '$1'" ;; esac; }
+. "$here/lib.sh"   # say, bad, die, ok_eq, ok_has
 pm() { timeout 60 podman --runtime "$W/bin/crt" --root "$W/root" --runroot "$W/rr" \
   --tmpdir "$W/tmp" --storage-driver vfs "$@"; }
 # A known crt bug, reported to the lead: with a seccomp profile and without
