@@ -6,8 +6,17 @@
 #include "crt/error.h"
 #include "crt/spec.h"
 
+/* Where a hook runs, and the environment of a hook whose config sets no
+ * env: NULL dir is the caller's cwd, NULL env the caller's environ. */
+typedef struct {
+  const char *dir;
+  char *const *env;
+} crt_hook_place;
+
 /* Runs hooks in order; stops at the first failure ("kind hook #N (path): ..."). */
 int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err);
+int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_place *at, const char *state_json,
+                     crt_err **err);
 
 /* Runs every hook; a failure is logged as a warning and the rest still run
  * (poststop: "the remaining hooks and lifecycle continue"). */

@@ -143,24 +143,31 @@ int crt_cmd_update(int argc, char **argv) {
   const char *file = NULL;
   bool rdt = false;
   int c, rc = 0;
-  while (rc == 0 && (c = crt_getopt(argc, argv, "+r:h", opts, argv[0])) != -1) {
-    if (c == 'h') {
+  /* Flags may follow the container id, as runc's update accepts (urfave/cli
+   * moves them to the front): '-' hands each operand over in place (code
+   * 1), whatever POSIXLY_CORRECT says; operands after "--" stay in argv. */
+  const char *id = NULL;
+  int nargs = 0;
+  while (rc == 0 && (c = crt_getopt(argc, argv, "-r:h", opts, argv[0])) != -1) {
+    if (c == 1) {
+      if (nargs++ == 0) id = optarg;
+    } else if (c == 'h') {
       fputs(usage, stdout);
       crt_cgroup_resources_clear(&r);
       return 0;
-    }
-    if (c == '?') rc = -1;
+    } else if (c == '?') rc = -1;
     else if (c == 'r') file = optarg;
     else if (c == O_L3 || c == O_MBW) rdt = true;
     else if (flag(argv[0], c, optarg, &r) < 0) rc = -1;
   }
-  if (rc == 0 && crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) rc = -1;
+  if (optind < argc && nargs++ == 0) id = argv[optind];
+  nargs += optind < argc ? argc - optind - 1 : 0;
+  if (rc == 0 && crt_require_args(argv[0], nargs, 1, 1, "1 argument") < 0) rc = -1;
   if (rc < 0) {
     crt_cgroup_resources_clear(&r);
     return 1;
   }
   cleanup_err crt_err *err = NULL;
-  const char *id = argv[optind];
   if (rdt) {
     crt_cgroup_resources_clear(&r);
     crt_error(&err, ENOTSUP, "Intel RDT is not supported by crt: --l3-cache-schema/--mem-bw-schema");

@@ -197,7 +197,11 @@ static void init_main(init_ctx *c) {
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
   if (spec->hooks && spec->hooks->create_container.len) {
     cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
-    if (crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err) < 0) init_fail(c->sync, err);
+    /* as in runc, whose init has taken process.env and sits in the rootfs */
+    char *no_env[] = {NULL};
+    crt_hook_place at = {.dir = c->rootfs, .env = p && p->env.v ? p->env.v : no_env};
+    if (crt_hooks_run_at(&spec->hooks->create_container, "createContainer", &at, json, &err) < 0)
+      init_fail(c->sync, err);
   }
   if (mntns) {
     TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
@@ -294,7 +298,8 @@ static void init_main(init_ctx *c) {
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (stub_failed) goto fail_start;
   if (late && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
-  if (start_hooks && crt_hooks_run(&spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
+  crt_hook_place at = {.env = envp}; /* the process's environment, as runc's */
+  if (start_hooks && crt_hooks_run_at(&spec->hooks->start_container, "startContainer", &at, start_json, &err) < 0) {
     /* start destroys the container after a failing hook (lifecycle step 7) */
     crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
     goto fail_start;
@@ -419,8 +424,9 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
 static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_err **err) {
   cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
   if (!spec->hooks) return 0;
-  if (crt_hooks_run(&spec->hooks->prestart, "prestart", json, err) < 0) return -1;
-  return crt_hooks_run(&spec->hooks->create_runtime, "createRuntime", json, err);
+  crt_hook_place at = {.dir = s->bundle}; /* runc's create runs in the bundle */
+  if (crt_hooks_run_at(&spec->hooks->prestart, "prestart", &at, json, err) < 0) return -1;
+  return crt_hooks_run_at(&spec->hooks->create_runtime, "createRuntime", &at, json, err);
 }
 
 static int write_pid_file(const char *path, pid_t pid, crt_err **err) {

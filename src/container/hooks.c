@@ -21,8 +21,14 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void child_exec(const crt_hook *h, int in_fd, int out_fd) {
+extern char **environ;
+
+static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, int out_fd) {
   setpgid(0, 0); /* a timeout kills the hook's whole process group */
+  if (at && at->dir && chdir(at->dir) < 0) {
+    dprintf(out_fd, "chdir %s: %s", at->dir, strerror(errno));
+    _exit(127);
+  }
   dup2(in_fd, 0);
   dup2(out_fd, 1);
   dup2(out_fd, 2);
@@ -31,9 +37,10 @@ static void child_exec(const crt_hook *h, int in_fd, int out_fd) {
   sigemptyset(&all);
   sigprocmask(SIG_SETMASK, &all, NULL);
   char *argv_default[] = {h->path, NULL};
-  char *envp_empty[] = {NULL};
   char **argv = h->args.len ? h->args.v : argv_default;
-  char **envp = h->env.len ? h->env.v : envp_empty;
+  /* Without env of its own a hook inherits the runtime's, as runc's do
+   * (Go's exec.Cmd with a nil Env); with one, it gets exactly that. */
+  char *const *envp = h->env.len ? h->env.v : at && at->env ? at->env : environ;
   execve(h->path, argv, envp);
   dprintf(2, "exec %s: %s", h->path, strerror(errno));
   _exit(127);
@@ -55,7 +62,7 @@ static void drain(int fd, char *out, size_t cap, size_t *len) {
   out[*len] = 0;
 }
 
-static int run_one(const crt_hook *h, const char *state_json, crt_err **err) {
+static int run_one(const crt_hook *h, const crt_hook_place *at, const char *state_json, crt_err **err) {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
   if (pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -69,7 +76,7 @@ static int run_one(const crt_hook *h, const char *state_json, crt_err **err) {
     close(in[0]), close(in[1]), close(out[0]), close(out[1]);
     return crt_error(err, e, "fork");
   }
-  if (pid == 0) child_exec(h, in[0], out[1]);
+  if (pid == 0) child_exec(h, at, in[0], out[1]);
   close(in[0]);
   close(out[1]);
   struct sigaction ign = {.sa_handler = SIG_IGN}, old;
@@ -118,19 +125,24 @@ static int run_one(const crt_hook *h, const char *state_json, crt_err **err) {
   return 0;
 }
 
-int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err) {
+int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_place *at, const char *state_json,
+                     crt_err **err) {
   if (!hooks) return 0;
   for (size_t i = 0; i < hooks->len; i++) {
-    if (run_one(&hooks->v[i], state_json, err) < 0)
+    if (run_one(&hooks->v[i], at, state_json, err) < 0)
       return crt_error_wrap(err, "error running %s hook #%zu (%s)", kind, i, hooks->v[i].path);
   }
   return 0;
 }
 
+int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err) {
+  return crt_hooks_run_at(hooks, kind, NULL, state_json, err);
+}
+
 void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json) {
   for (size_t i = 0; hooks && i < hooks->len; i++) {
     cleanup_err crt_err *err = NULL;
-    if (run_one(&hooks->v[i], state_json, &err) < 0)
+    if (run_one(&hooks->v[i], NULL, state_json, &err) < 0)
       crt_warn("error running %s hook #%zu (%s): %s", kind, i, hooks->v[i].path, err->msg);
   }
 }

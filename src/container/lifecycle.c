@@ -168,7 +168,8 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   crt_test_point("start:poststart");
   if (spec->hooks && spec->hooks->poststart.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
-    if (crt_hooks_run(&spec->hooks->poststart, "poststart", json, err) < 0) {
+    crt_hook_place at = {.dir = s->bundle}; /* runc 1.1 runs them in create, in the bundle */
+    if (crt_hooks_run_at(&spec->hooks->poststart, "poststart", &at, json, err) < 0) {
       stop_and_destroy(s); /* v1.3 lifecycle step 9 */
       goto out;
     }

@@ -64,10 +64,18 @@ static int make_node(int rootfd, const node *n, crt_err **err) {
   const char *base = NULL;
   cleanup_close int pfd = open_parent(rootfd, n->path, &dup, &base, err);
   if (pfd < 0) return -1;
-  /* An existing node is kept, as runc does (e.g. /dev bind from the image). */
+  /* An existing node is kept (e.g. /dev bound from the host), but only if
+   * it is this device: config-linux.md "If a file already exists at path
+   * that does not match the requested device, the runtime MUST generate an
+   * error". */
   if (mknodat(pfd, base, n->mode, makedev(n->major, n->minor)) < 0) {
-    if (errno == EEXIST) return 0;
-    return crt_error(err, errno, "mknod %s", n->path);
+    struct stat st;
+    if (errno != EEXIST) return crt_error(err, errno, "mknod %s", n->path);
+    if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) return crt_error(err, errno, "stat %s", n->path);
+    if ((st.st_mode & S_IFMT) != (n->mode & S_IFMT) ||
+        (!S_ISFIFO(st.st_mode) && st.st_rdev != makedev(n->major, n->minor)))
+      return crt_error(err, EEXIST, "device %s: a file that is not this device is already there", n->path);
+    return 0;
   }
   /* mknod honours the umask; the spec's fileMode does not. */
   if (fchmodat(pfd, base, n->mode & 07777, 0) < 0) return crt_error(err, errno, "chmod %s", n->path);

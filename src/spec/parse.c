@@ -420,7 +420,7 @@ static int parse_ioprio(P *p, yajl_val o, crt_ioprio *io) {
     push(p, ".class");
     return fail(p, "unknown I/O priority class \"%s\"", io->class_name);
   }
-  return f_int(p, o, "priority", false, 0, 7, &io->priority, NULL);
+  return f_int(p, o, "priority", true, 0, 7, &io->priority, NULL);
 }
 
 static int parse_process_obj(P *p, yajl_val o, crt_process *pr) {
@@ -810,6 +810,10 @@ static int parse_seccomp(P *p, yajl_val o, crt_seccomp *sc) {
   if (check_in(p, "flags", &sc->flags, crt_spec_seccomp_flags, "seccomp flag") < 0) return -1;
   if (f_str(p, o, "listenerPath", false, &sc->listener_path) < 0) return -1;
   if (f_str(p, o, "listenerMetadata", false, &sc->listener_metadata) < 0) return -1;
+  if (sc->listener_metadata && !sc->listener_path) { /* config-linux.md: "MUST NOT be set if listenerPath is not set" */
+    push(p, ".listenerMetadata");
+    return fail(p, "set without listenerPath");
+  }
   if (OBJV(p, o, "syscalls", parse_syscall, &sc->syscalls, &sc->n_syscalls) < 0) return -1;
   bool notify = strcmp(sc->default_action, "SCMP_ACT_NOTIFY") == 0;
   for (size_t i = 0; i < sc->n_syscalls; i++) notify = notify || strcmp(sc->syscalls[i].action, "SCMP_ACT_NOTIFY") == 0;

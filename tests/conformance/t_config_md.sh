@@ -181,3 +181,226 @@ test_config_linux_md_intel_rdt_refused() {
   "$CRT_BIN" features | python3 -c 'import json,sys; assert json.load(sys.stdin)["linux"]["intelRdt"]["enabled"] is False' \
     || fail "features: intelRdt.enabled"
 }
+
+# --- v1.3 MUSTs that had no test (docs/spec-musts.md) ---
+
+# refused CONFIG_EDIT NEEDLE: create of $T/b edited by CONFIG_EDIT fails,
+# names NEEDLE (the JSON path) and leaves no container behind.
+refused() {
+  cp "$T/b/config.json" "$T/b/good.json"
+  bundle_edit "$T/b" "$1"
+  local id; id=$(new_id)
+  # not a pipe: an init wrongly left parked would hold it open
+  crt create --bundle "$T/b" "$id" </dev/null >"$T/refused.out" 2>&1
+  rc=$? out=$(cat "$T/refused.out")
+  mv "$T/b/good.json" "$T/b/config.json"
+  [ $rc = 0 ] && crt delete -f "$id"
+  assert_eq 1 "$rc" "create with $1: $out"
+  assert_contains "$out" "$2" "error of $1"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state left after a refused $1"
+}
+
+# config.md#mounts: "For the Linux platform ... a relative path ... MUST be
+# interpreted as relative to /" (with a deprecation warning, as runc).
+test_config_md_mounts_relative_destination() {
+  make_bundle "$T/b" sh -c 'grep " /rel/dir " /proc/mounts | cut -d" " -f1-3'
+  bundle_edit "$T/b" "c['process']['cwd']='/bin'; c['mounts'].append({'destination':'rel/dir','type':'tmpfs','source':'reltmp'})"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_contains "$out" "reltmp /rel/dir tmpfs" "the mount is at /rel/dir, not under the cwd /bin"
+}
+
+# config.md#linux-mount-options: idmap "If no mappings are specified for the
+# mount and the container does not use a user namespace ... an error MUST be
+# returned".
+test_config_md_idmap_without_mappings() {
+  make_bundle "$T/b" true
+  mkdir -p "$T/src"
+  refused "c['mounts'].append({'destination':'/m','type':'bind','source':'$T/src','options':['bind','idmap']})" "idmap without uid and gid mappings"
+  refused "c['mounts'].append({'destination':'/m','type':'bind','source':'$T/src','options':['rbind','ridmap']})" "without uid and gid mappings"
+}
+
+# config.md#process: "Runtimes MUST ignore consoleSize if terminal is false
+# or unset" (a size crt would refuse with a terminal).
+test_config_md_console_size_ignored_without_terminal() {
+  make_bundle "$T/b" sh -c 'echo ran'
+  bundle_edit "$T/b" "c['process']['consoleSize']={'height':4294967295,'width':4294967295}"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 ran" "$rc $out" "terminal false"
+  bundle_edit "$T/b" "del c['process']['terminal']"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 ran" "$rc $out" "terminal unset"
+}
+
+# config.md#linux-process: "If oomScoreAdj is not set, the runtime MUST NOT
+# change the value of oom_score_adj" (the caller's, inherited).
+test_config_md_oom_score_adj_unset_unchanged() {
+  make_bundle "$T/b" cat /proc/self/oom_score_adj
+  bundle_edit "$T/b" "c['process'].pop('oomScoreAdj', None)"
+  run_rc sh -c "echo 123 >/proc/self/oom_score_adj && exec \"$CRT_BIN\" --root \"$CRT_ROOT\" run --bundle \"$T/b\" $(new_id) </dev/null"
+  assert_eq "0 123" "$rc $out" "oom_score_adj of the caller"
+  bundle_edit "$T/b" "c['process']['oomScoreAdj']=7"
+  run_rc sh -c "echo 123 >/proc/self/oom_score_adj && exec \"$CRT_BIN\" --root \"$CRT_ROOT\" run --bundle \"$T/b\" $(new_id) </dev/null"
+  assert_eq "0 7" "$rc $out" "oomScoreAdj set"
+}
+
+# config.md#linux-process: scheduler "nice ... If not set, the runtime must
+# use the value 0" (lowercase must): a caller at nice 5 gives no nice to a
+# SCHED_OTHER process without nice; without scheduler the nice is inherited.
+test_config_md_scheduler_nice_defaults_to_zero() {
+  make_bundle "$T/b" sh -c 'cut -d" " -f19 /proc/self/stat'
+  bundle_edit "$T/b" "c['process']['scheduler']={'policy':'SCHED_OTHER'}"
+  run_rc nice -n 5 "$CRT_BIN" --root "$CRT_ROOT" run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 0" "$rc $out" "nice with scheduler and no nice"
+  bundle_edit "$T/b" "c['process']['scheduler']={'policy':'SCHED_OTHER','nice':3}"
+  run_rc nice -n 5 "$CRT_BIN" --root "$CRT_ROOT" run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 3" "$rc $out" "nice 3"
+  bundle_edit "$T/b" "del c['process']['scheduler']"
+  run_rc nice -n 5 "$CRT_BIN" --root "$CRT_ROOT" run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 5" "$rc $out" "no scheduler: the caller's nice"
+}
+
+# config.md#linux-process: ioPriority "class (string, REQUIRED)", "priority
+# (int, REQUIRED)"; config.md#annotations: "Annotations MUST be a key-value
+# map".
+test_config_md_required_fields_and_annotations() {
+  make_bundle "$T/b" true
+  refused "c['process']['ioPriority']={'priority':1}" ".process.ioPriority.class: missing required field"
+  refused "c['process']['ioPriority']={'class':'IOPRIO_CLASS_BE'}" ".process.ioPriority.priority: missing required field"
+  refused "c['annotations']=['a=b']" ".annotations: expected object"
+  refused "c['annotations']='a=b'" ".annotations: expected object"
+}
+
+# config.md#prestart ... #poststop: every hook's path "MUST resolve in the
+# runtime namespace", except startContainer's, which "MUST resolve in the
+# container namespace".  The runtime-namespace hooks are a script that
+# exists only on the host, the startContainer hook one only in the rootfs.
+test_config_md_hook_paths_resolve() {
+  make_bundle "$T/b" true
+  mkdir -p "$T/hostonly"
+  printf '#!/bin/sh\necho "$1" >> %s/resolved\n' "$T" >"$T/hostonly/hook"
+  printf '#!/bin/sh\necho startContainer > /tmp/resolved\n' >"$T/b/rootfs/rootfsonly-hook"
+  chmod 755 "$T/hostonly/hook" "$T/b/rootfs/rootfsonly-hook"
+  [ ! -e /rootfsonly-hook ] || fail "/rootfsonly-hook exists on the host"
+  bundle_edit "$T/b" "c['root']['readonly']=False
+c['hooks']={k:[{'path':'$T/hostonly/hook','args':['hook',k]}] for k in ('prestart','createRuntime','createContainer','poststart','poststop')}
+c['hooks']['startContainer']=[{'path':'/rootfsonly-hook'}]"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "prestart createRuntime createContainer poststart poststop" "$(tr '\n' ' ' <"$T/resolved" | sed 's/ $//')" "host-only hook path"
+  assert_eq startContainer "$(cat "$T/b/rootfs/tmp/resolved")" "rootfs-only startContainer hook path"
+}
+
+# config.md#createContainer-hooks: "The createContainer hooks MUST be called
+# after the createRuntime hooks"; config.md#posix-platform-hooks: "Hooks
+# MUST be called in the listed order", all six kinds.  $T is bind-mounted at
+# the same path so that the in-container hooks write to the same file.
+test_config_md_all_hook_kinds_in_order() {
+  make_bundle "$T/b" sh -c "echo process >> $T/order"
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'$T','type':'bind','source':'$T','options':['bind']})
+c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','echo %s%d >> $T/order' % (k,i)]} for i in (1,2)] for k in ('prestart','createRuntime','createContainer','startContainer','poststart','poststop')}"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  local got; got=$(tr '\n' ' ' <"$T/order" | sed 's/ $//')
+  # the process and the poststart hooks run at the same time (step 8 and 9)
+  got=$(echo "$got" | sed 's/ process//')
+  assert_eq "prestart1 prestart2 createRuntime1 createRuntime2 createContainer1 createContainer2 startContainer1 startContainer2 poststart1 poststart2 poststop1 poststop2" "$got" "hook order"
+  assert_contains "$(cat "$T/order")" process "the process ran"
+}
+
+# config-linux.md#user-namespace-mappings: containerID, hostID, size
+# REQUIRED; #memory-policy: mode REQUIRED; #seccomp: listenerMetadata "MUST
+# NOT be set if listenerPath is not set"; #readonly-paths: "The values MUST
+# be absolute paths".
+test_config_linux_md_required_fields_refused() {
+  make_bundle "$T/b" true
+  refused "c['linux']['uidMappings']=[{'hostID':0,'size':1}]; c['linux']['gidMappings']=[{'containerID':0,'hostID':0,'size':1}]" ".linux.uidMappings[0].containerID: missing required field"
+  refused "c['linux']['uidMappings']=[{'containerID':0,'size':1}]" ".linux.uidMappings[0].hostID: missing required field"
+  refused "c['linux']['gidMappings']=[{'containerID':0,'hostID':0}]" ".linux.gidMappings[0].size: missing required field"
+  refused "c['linux']['memoryPolicy']={'nodes':'0'}" ".linux.memoryPolicy.mode: missing required field"
+  refused "c['linux']['readonlyPaths']=['proc/sys']" ".linux.readonlyPaths[0]: path \"proc/sys\" is not absolute"
+  refused "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','listenerMetadata':'x'}" ".linux.seccomp.listenerMetadata: set without listenerPath"
+}
+
+# config-linux.md#devices: "If a file already exists at path that does not
+# match the requested device, the runtime MUST generate an error".
+test_config_linux_md_device_path_exists_mismatch() {
+  make_bundle "$T/b" true
+  echo data >"$T/b/rootfs/etc/notadev"
+  refused "c['linux']['devices']=[{'path':'/etc/notadev','type':'c','major':1,'minor':3}]" "/etc/notadev"
+  assert_eq data "$(cat "$T/b/rootfs/etc/notadev")" "the file is untouched"
+}
+
+# config-linux.md#network-devices: a name that exists in the container
+# namespace "MUST generate an error", unless it ends in %d: then "the
+# runtime MUST allow the move, and the kernel will generate a unique name".
+# (The addresses and "up" MUSTs fail on crt: docs/spec-musts.md rows 130, 131.)
+test_config_linux_md_net_devices_name_exists_or_template() {
+  local a=crtw$$a b=crtw$$b
+  ip link add "$a" type veth peer name "$b" || fail "ip link add veth"
+  make_bundle "$T/b" sh -c 'ls /sys/class/net | grep -vx lo'
+  bundle_edit "$T/b" "c['linux']['netDevices']={'$a':{'name':'lo'}}"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id" </dev/null
+  assert_eq 1 "$rc" "run with a name that exists in the container: $out"
+  assert_contains "$out" "into the container as \"lo\": File exists"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+  # crt moves first and the kernel refuses the rename after the move, so
+  # the veth died with the container's namespace (docs/spec-musts.md row 128)
+  if ! ip link show "$a" >/dev/null 2>&1; then
+    wait_eval "! ip link show $b" || fail "the peer outlived its end"
+    ip link add "$a" type veth peer name "$b" || fail "veth again"
+  fi
+  bundle_edit "$T/b" "c['linux']['netDevices']={'$a':{'name':'net%d'}}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  ip link del "$a" 2>/dev/null
+  assert_eq 0 "$rc" "run with net%d: $out"
+  assert_eq net0 "$out" "the name the kernel chose from net%d"
+  wait_eval "! ip link show $b" || { ip link del "$b"; fail "the veth peer outlived the container"; }
+}
+
+# config-linux.md#cgroups-path: "the runtime MUST consistently attach to the
+# same place in the cgroups hierarchy given the same value of cgroupsPath",
+# absolute and relative.
+test_config_linux_md_cgroups_path_consistent() {
+  make_bundle "$T/b" sleep 100
+  local p first id
+  for p in "/$(new_id)" "$(new_id)"; do
+    first=""
+    for _ in 1 2; do
+      bundle_edit "$T/b" "c['linux']['cgroupsPath']='$p'"
+      id=$(new_id)
+      crt run -d -b "$T/b" "$id" </dev/null || fail "run with cgroupsPath $p"
+      local cg; cg=$(awk -F: '$2=="pids" {print $3}' "/proc/$(state_field "$id" pid)/cgroup")
+      crt delete -f "$id" || fail "delete"
+      case $p in /*) assert_eq "$p" "$cg" "absolute cgroupsPath, under the mount point" ;; esac
+      [ -z "$first" ] && first=$cg
+      assert_eq "$first" "$cg" "cgroup of cgroupsPath $p, again"
+    done
+  done
+}
+
+# config-linux.md#memory: checkBeforeUpdate "runtime MAY check if a new
+# memory limit is lower than the current usage, and MUST reject the new
+# limit".  8 MB in a tmpfs (/dev/shm) is usage no reclaim can free (no
+# swap).  cgroup v1 only: this machine's cgroup2 has no memory controller.
+test_config_linux_md_memory_check_before_update() {
+  make_bundle "$T/b" sh -c 'head -c 8000000 /dev/zero > /dev/shm/big && echo filled > /dev/shm/done; sleep 100'
+  bundle_edit "$T/b" "c['linux']['resources']['memory']={'limit':268435456}"
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null || fail "run -d"
+  local pid; pid=$(state_field "$id" pid)
+  local f=/sys/fs/cgroup/memory$(awk -F: '$2=="memory" {print $3}' "/proc/$pid/cgroup")
+  wait_for test -e "/proc/$pid/root/dev/shm/done" || fail "the container did not fill /dev/shm"
+  echo '{"memory":{"limit":4194304,"checkBeforeUpdate":true}}' >"$T/r.json"
+  run_rc crt update -r "$T/r.json" "$id"
+  assert_eq 1 "$rc" "update below usage ($(cat "$f/memory.usage_in_bytes")): $out"
+  assert_contains "$out" "checkBeforeUpdate"
+  assert_eq 268435456 "$(cat "$f/memory.limit_in_bytes")" "the limit is unchanged"
+  kill -0 "$pid" || fail "the container died"
+  echo '{"memory":{"limit":134217728,"checkBeforeUpdate":true}}' >"$T/r.json"
+  run_rc crt update -r "$T/r.json" "$id"
+  assert_eq 0 "$rc" "update above usage: $out"
+  assert_eq 134217728 "$(cat "$f/memory.limit_in_bytes")" "the new limit"
+  crt delete -f "$id"
+}

@@ -243,3 +243,78 @@ test_log_formats() {
   grep -v '^time="[^"]*" level=' "$T/debug2.err" && fail "a stderr line not in logrus format"
   return 0
 }
+
+# hook_dump FILE: a hook script writing its cwd and environment (less the
+# variables sh sets itself) to FILE.
+hook_dump() { echo "{ pwd; env | grep -v -e '^PWD=' -e '^SHLVL=' -e '^_=' -e '^OLDPWD=' | sort; } > $1"; }
+
+# Guards crt_hooks_run_at (src/container/hooks.c) and its callers: a hook
+# without env inherits the environment of the runtime process that runs it
+# (runc: Go's exec.Cmd with a nil Env).  In the runtime's namespaces that is
+# the caller's; createContainer and startContainer run in runc's init, which
+# has taken process.env as its own.  The cwd is the bundle in create (runc
+# chdirs there) and for poststart (runc 1.1 runs it in create), the rootfs
+# for createContainer (before pivot_root), process.cwd for startContainer,
+# and the caller's for poststop in delete.
+test_hooks_inherit_env_and_cwd() {
+  make_bundle "$T/b" sleep 100
+  mkdir -p "$T/c1" "$T/c2" "$T/c3"
+  bundle_edit "$T/b" "c['root']['readonly']=False; c['process']['env']=['PATH=/bin','PROCENV=1']; c['process']['cwd']='/tmp'
+c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump "$T/out.K")'''.replace('K',k)]}] for k in ('prestart','createRuntime','createContainer','poststart','poststop')}
+c['hooks']['startContainer']=[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump /tmp/out.startContainer)''']}]"
+  local id; id=$(new_id)
+  (cd "$T/c1" && CRT_COMPAT_VAR=create crt create --bundle "$T/b" "$id" </dev/null) || fail "create"
+  (cd "$T/c2" && CRT_COMPAT_VAR=start crt start "$id") || fail "start"
+  (cd "$T/c3" && CRT_COMPAT_VAR=delete crt delete -f "$id") || fail "delete"
+  local k
+  for k in prestart createRuntime; do
+    assert_eq "$T/b" "$(head -1 "$T/out.$k")" "$k cwd"
+    assert_contains "$(cat "$T/out.$k")" "CRT_COMPAT_VAR=create" "$k env"
+    assert_contains "$(cat "$T/out.$k")" "PATH=$PATH" "$k env"
+  done
+  assert_eq "$T/b/rootfs
+PATH=/bin
+PROCENV=1" "$(cat "$T/out.createContainer")" "createContainer cwd and env"
+  assert_eq "/tmp
+HOME=/root
+PATH=/bin
+PROCENV=1" "$(cat "$T/b/rootfs/tmp/out.startContainer")" "startContainer cwd and env"
+  assert_eq "$T/b" "$(head -1 "$T/out.poststart")" "poststart cwd"
+  # runc 1.1 runs poststart in create, crt in start: each caller's environment
+  grep -qE '^CRT_COMPAT_VAR=(create|start)$' "$T/out.poststart" || fail "poststart env: $(cat "$T/out.poststart")"
+  assert_eq "$T/c3" "$(head -1 "$T/out.poststop")" "poststop cwd"
+  assert_contains "$(cat "$T/out.poststop")" "CRT_COMPAT_VAR=delete" "poststop env"
+  # a hook's own env replaces the runtime's
+  bundle_edit "$T/b" "c['process']['args']=['true']; c['hooks']={'prestart':[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump "$T/own")'''],'env':['ONLY=1']}]}"
+  CRT_COMPAT_VAR=x crt run --bundle "$T/b" "$(new_id)" </dev/null || fail "run"
+  assert_eq "$T/b
+ONLY=1" "$(cat "$T/own")" "a hook with env"
+}
+
+# pids_max ID: the container's pids.max, by its init's cgroup.
+pids_max() {
+  local pid; pid=$(state_field "$1" pid)
+  cat "/sys/fs/cgroup/pids$(awk -F: '$2=="pids" {print $3}' "/proc/$pid/cgroup")/pids.max"
+}
+
+# Guards crt_cmd_update's option loop (src/cli/update.c): flags may follow
+# the container id, as runc's update takes them (even under POSIXLY_CORRECT);
+# after "--" everything is an operand.
+test_update_flags_after_id() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt run -d --bundle "$T/b" "$id" </dev/null || fail "run -d"
+  run_rc crt update "$id" --pids-limit 42; assert_eq 0 "$rc" "update ID --pids-limit: $out"
+  assert_eq 42 "$(pids_max "$id")" "pids.max after a flag after the id"
+  run_rc env POSIXLY_CORRECT=1 "$CRT_BIN" --root "$CRT_ROOT" update "$id" --pids-limit 43
+  assert_eq 0 "$rc" "update under POSIXLY_CORRECT: $out"; assert_eq 43 "$(pids_max "$id")"
+  run_rc crt update --pids-limit 44 "$id"; assert_eq 0 "$rc" "flags first: $out"
+  assert_eq 44 "$(pids_max "$id")"
+  echo '{"pids":{"limit":45}}' >"$T/r.json"
+  run_rc crt update "$id" -r "$T/r.json"; assert_eq 0 "$rc" "update ID -r FILE: $out"
+  assert_eq 45 "$(pids_max "$id")"
+  run_rc crt update "$id" extra --pids-limit 46; assert_eq 1 "$rc" "two operands"
+  run_rc crt update "$id" -- --pids-limit 47; assert_eq 1 "$rc" "a flag after --"
+  assert_eq 45 "$(pids_max "$id")" "pids.max after the refused updates"
+  crt delete -f "$id"
+}
