@@ -345,17 +345,24 @@ test_config_linux_md_net_devices_name_exists_or_template() {
   assert_eq 1 "$rc" "run with a name that exists in the container: $out"
   assert_contains "$out" "into the container as \"lo\": File exists"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
-  # crt moves first and the kernel refuses the rename after the move, so
-  # the veth died with the container's namespace (docs/spec-musts.md row 128)
-  if ! ip link show "$a" >/dev/null 2>&1; then
-    wait_eval "! ip link show $b" || fail "the peer outlived its end"
-    ip link add "$a" type veth peer name "$b" || fail "veth again"
-  fi
+  # "MUST check if moving is possible": the name is looked up in the
+  # container's namespace first, so the host interface stays
+  ip link show "$a" >/dev/null 2>&1 || { ip link del "$b" 2>/dev/null; fail "the host interface was lost"; }
+  # config-linux.md#network-devices: "MUST preserve existing network
+  # interface attributes, including all permanent IP addresses ... global
+  # scope" and "MUST set the network device state to "up" after moving it"
+  ip addr add 192.0.2.7/24 dev "$a" || fail "ip addr add"
+  ip addr add 2001:db8::7/64 dev "$a" nodad 2>/dev/null
+  local v6=$?
   bundle_edit "$T/b" "c['linux']['netDevices']={'$a':{'name':'net%d'}}"
+  bundle_edit "$T/b" "c['process']['args']=['sh','-c','ls /sys/class/net | grep -vx lo; echo flags=\$((\$(cat /sys/class/net/net0/flags) & 1)); ip -o addr show dev net0 scope global | awk \'{print \$4}\'']"
   run_rc crt run -b "$T/b" "$(new_id)" </dev/null
   ip link del "$a" 2>/dev/null
   assert_eq 0 "$rc" "run with net%d: $out"
-  assert_eq net0 "$out" "the name the kernel chose from net%d"
+  assert_eq net0 "$(echo "$out" | sed -n 1p)" "the name the kernel chose from net%d"
+  assert_contains "$out" "flags=1"
+  assert_contains "$out" "192.0.2.7/24"
+  [ "$v6" != 0 ] || assert_contains "$out" "2001:db8::7/64"
   wait_eval "! ip link show $b" || { ip link del "$b"; fail "the veth peer outlived the container"; }
 }
 
