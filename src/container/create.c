@@ -52,6 +52,7 @@
 #include "crt/sync.h"
 #include "crt/terminal.h"
 #include "crt/testpoint.h"
+#include "finalize.h"
 
 /* More would be a caller's mistake; bounded so that preserve + listen
  * cannot overflow. */
@@ -63,6 +64,7 @@ typedef struct {
   const char *rootfs;
   const char *bundle;
   int sync;         /* our end */
+  crt_child_report rep; /* in the init: errors go back on sync */
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
@@ -79,17 +81,6 @@ typedef struct {
 } init_ctx;
 
 /* ---- the init side ---- */
-
-static void init_fail(int sync, crt_err *err) {
-  const char *m = err && err->msg ? err->msg : "unknown error";
-  crt_sync_send(sync, CRT_SYNC_ERROR, m, strlen(m), -1);
-  _exit(1);
-}
-
-#define TRY(expr)                        \
-  do {                                   \
-    if ((expr) < 0) init_fail(c->sync, err); \
-  } while (0)
 
 static int write_offsets(const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
@@ -143,6 +134,7 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
   const crt_spec *spec = c->spec;
   const crt_process *p = spec->process;
   crt_sync_msg *m = malloc(sizeof *m);
@@ -152,10 +144,10 @@ static void init_main(init_ctx *c) {
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   if (c->new_userns) {
-    TRY(crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
+    CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
       crt_error(&err, errno, "become root in the user namespace (is uid/gid 0 mapped?)");
-      init_fail(c->sync, err);
+      crt_child_fail(r, err);
     }
   }
   /* Born in its final cgroup (v2, made before the clone, clone3): the
@@ -163,20 +155,20 @@ static void init_main(init_ctx *c) {
    * only awaited before the prestart hooks.  Otherwise the parent moves us
    * into the cgroup first (the cgroup namespace is rooted where we are). */
   bool early = c->cgroup_made && crt_born_in_cgroup;
-  if (!early) TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (!early) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   char *cgroup_path = strdup(early ? c->cgroup_path : m->data);
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
-    init_fail(c->sync, err);
+    crt_child_fail(r, err);
   }
   /* Sysctls before the prestart hooks: network hooks rely on them. */
-  TRY(crt_set_sysctls(spec, &err));
-  TRY(crt_set_hostname(spec, &err));
-  TRY(crt_loopback_up(spec, &err));
+  CHILD_TRY(r, crt_set_sysctls(spec, &err));
+  CHILD_TRY(r, crt_set_hostname(spec, &err));
+  CHILD_TRY(r, crt_loopback_up(spec, &err));
   /* Relative bind sources are relative to the bundle, as in runc. */
   if (chdir(c->bundle) < 0) {
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);
-    init_fail(c->sync, err);
+    crt_child_fail(r, err);
   }
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
@@ -187,54 +179,37 @@ static void init_main(init_ctx *c) {
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
-  if (mntns) TRY(crt_rootfs_prepare(&rc, &err));
+  if (mntns) CHILD_TRY(r, crt_rootfs_prepare(&rc, &err));
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc.idmap_fds = c->idmap_fds = NULL;
-  if (early) TRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (early) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
-  TRY(crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+  CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
   if (spec->hooks && spec->hooks->create_container.len) {
     cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
-    if (crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err) < 0) init_fail(c->sync, err);
+    CHILD_TRY(r, crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err));
   }
   if (mntns) {
-    TRY(crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
+    CHILD_TRY(r, crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
   } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
-    init_fail(c->sync, err);
+    crt_child_fail(r, err);
   }
   /* A missing cwd is made, as runc does (root-owned, 0755): in the new
    * root, where no path resolves outside it, and before it turns
    * read-only.  exec does not do this (nor does runc). */
-  if (p && p->cwd && *p->cwd) TRY(crt_mkdir_p(p->cwd, 0755, &err));
-  if (p && p->terminal) TRY(crt_terminal_setup(p, c->console, mntns, &err));
-  else if (p) TRY(crt_new_session(&err));
-  if (c->console >= 0) close(c->console);
-  if (mntns) TRY(crt_rootfs_finalize(&rc, &err));
-  if (!c->opts->no_new_keyring) TRY(crt_new_session_keyring(c->opts->id, &err));
+  if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
+  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, &err));
+  else if (c->console >= 0) close(c->console);
+  if (mntns) CHILD_TRY(r, crt_rootfs_finalize(&rc, &err));
+  if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
   /* The exec FIFO is reopened through our fd table in the container's
    * procfs (see crt_proc_self_fd). */
   if (!p) park_without_process(c);
   int selffd = crt_proc_self_fd(&err);
-  if (selffd < 0) init_fail(c->sync, err);
-  cleanup_free char *exe = NULL;
-  TRY(crt_find_executable(p, &exe, &err));
-  /* made before any seccomp filter can refuse memfd_create */
-  int stub = c->use_stub ? crt_stub_open(&err) : -1;
-  if (c->use_stub && stub < 0) init_fail(c->sync, err);
-  crt_seccomp_filter *filter = NULL;
-  const crt_seccomp *sc = spec->linux_ ? spec->linux_->seccomp : NULL;
-  if (sc) TRY(crt_seccomp_compile(sc, &filter, &err));
-  TRY(crt_set_rlimits(p, &err));
-  TRY(crt_set_process_attrs(spec, p, &err));
-  /* Not dumpable from here to execve (after the last write to our own
-   * /proc files): a process exec'd into the container may not open the
-   * parked init's /proc/1/fd or /proc/1/exe. */
-  prctl(PR_SET_DUMPABLE, 0);
-  TRY(crt_caps_prepare(p->capabilities, &err));
-  TRY(crt_set_cwd(p, "in config.json", &err)); /* as root: the user may not search the path yet */
+  if (selffd < 0) crt_child_fail(r, err);
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";
@@ -244,42 +219,24 @@ static void init_main(init_ctx *c) {
     extra[0] = listen_env;
     extra[1] = "LISTEN_PID=1";
   }
-  char **envp = crt_build_env(p, extra);
-  int notify_fd = -1;
-  bool late = filter && crt_seccomp_late(sc, p), stub_failed = false;
-  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
-   * the effective set (as runc). */
-  if (filter && !late) {
-    if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-      crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
-      init_fail(c->sync, err);
-    }
-    TRY(crt_seccomp_load(filter, &notify_fd, &err));
-    if (notify_fd >= 0) {
-      crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
-      close(notify_fd);
-      TRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
-    }
-  }
-  TRY(crt_fix_stdio_owner(p->user.uid, &err));
-  TRY(crt_set_user(p, rc.userns, &err));
-  TRY(crt_caps_apply(p->capabilities, &err));
-  if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-    crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
-    init_fail(c->sync, err);
-  }
-  TRY(crt_lsm_apply(p, &err));
-  TRY(check_fd_for_fifo(c->sync, &err));
+  crt_finalize_in fin = {.spec = spec, .p = p, .cwd_origin = "in config.json", .extra_env = extra,
+                         .userns = rc.userns, .use_stub = c->use_stub, .parks = true, .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
+  CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
   /* From here on the runtime may exit: do not die with it. */
   prctl(PR_SET_PDEATHSIG, 0);
   crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
   close(c->sync);
-  if (stub >= 0) {
+  bool stub_failed = false;
+  int notify_fd = -1;
+  if (fo.stub >= 0) {
     /* The stub parks on the FIFO, loads a late filter and execs. */
     crt_reset_signals();
     crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
-                        .filter = late ? filter : NULL, .exit_code = 1, .exe = exe, .argv = p->args.v, .envp = envp};
+    crt_stub_args sa = {.stub = fo.stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
+                        .filter = fo.filter_pending ? fo.filter : NULL, .exit_code = 1, .exe = fo.exe,
+                        .argv = p->args.v, .envp = fo.envp};
     stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
   }
 
@@ -293,7 +250,7 @@ static void init_main(init_ctx *c) {
   close(selffd);
   if (write(wfd, "0", 1) != 1) _exit(1);
   if (stub_failed) goto fail_start;
-  if (late && crt_seccomp_load(filter, &notify_fd, &err) < 0) goto fail_start;
+  if (fo.filter_pending && crt_seccomp_load(fo.filter, &notify_fd, &err) < 0) goto fail_start;
   if (start_hooks && crt_hooks_run(&spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
     /* start destroys the container after a failing hook (lifecycle step 7) */
     crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
@@ -301,37 +258,32 @@ static void init_main(init_ctx *c) {
   }
   crt_reset_signals();
   crt_cloexec_fds_from(3 + preserve);
-  execve(exe, p->args.v, envp);
-  crt_error(&err, errno, "exec %s", exe);
+  execve(fo.exe, p->args.v, fo.envp);
+  crt_error(&err, errno, "exec %s", fo.exe);
 fail_start:
   crt_error_wrap(&err, "unable to start container process");
   crt_write_all(wfd, err->msg, strlen(err->msg));
   _exit(1);
 }
 
+static void init_entry(void *c) {
+  init_main(c);
+}
+
 /* Two-stage spawn: join namespaces by path (and unshare a time ns, which
  * clone() cannot create), then clone the init as our parent's child. */
 static void joiner_main(init_ctx *c, int flags) {
   crt_err *err = NULL;
-  if (crt_ns_join_paths(c->spec, &err) < 0) init_fail(c->sync, err);
+  CHILD_TRY(&c->rep, crt_ns_join_paths(c->spec, &err));
   if (flags & CLONE_NEWTIME) {
     if (unshare(CLONE_NEWTIME) < 0) {
       crt_error(&err, errno, "unshare time namespace");
-      init_fail(c->sync, err);
+      crt_child_fail(&c->rep, err);
     }
-    if (write_offsets(c->spec, &err) < 0) init_fail(c->sync, err);
+    CHILD_TRY(&c->rep, write_offsets(c->spec, &err));
     flags &= ~CLONE_NEWTIME;
   }
-  pid_t pid = crt_clone_into((unsigned long)flags | CLONE_PARENT, c->cgroup_fd);
-  if (pid < 0) {
-    crt_error(&err, errno, "clone init");
-    init_fail(c->sync, err);
-  }
-  if (pid == 0) init_main(c);
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%d", pid);
-  crt_sync_send(c->sync, CRT_SYNC_PID, buf, (size_t)n, -1);
-  _exit(0);
+  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, "clone init", &c->rep, init_entry, c);
 }
 
 /* A pid namespace joined by path already has processes, which would see
@@ -392,6 +344,7 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   bool two = needs_two_stage(c->spec);
   int sync_parent = c->sync;
   c->sync = child_sync;
+  c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
   pid_t pid = two ? crt_raw_clone(0) : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd);
   if (pid < 0) return crt_error(err, errno, "clone");
   if (pid == 0) {
@@ -405,13 +358,7 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
     *out = pid;
     return 0;
   }
-  crt_sync_msg *m = malloc(sizeof *m);
-  int rc = crt_sync_expect(c->sync, CRT_SYNC_PID, m, err);
-  int st;
-  waitpid(pid, &st, 0);
-  if (rc == 0) *out = (pid_t)atoi(m->data);
-  free(m);
-  return rc;
+  return crt_joiner_wait(c->sync, pid, out, err);
 }
 
 /* runtime.md (v1.3) ties `creating` to lifecycle step 2 and `created` to
@@ -543,24 +490,6 @@ static int listen_fds(void) {
   return (int)n;
 }
 
-static int open_console(const crt_create_opts *o, const crt_spec *spec, int *console, int *ours, crt_err **err) {
-  *console = *ours = -1;
-  if (!spec->process || !spec->process->terminal) {
-    if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
-    return 0;
-  }
-  if (o->console_socket) {
-    *console = crt_console_socket_connect(o->console_socket, err);
-    return *console < 0 ? -1 : 0;
-  }
-  if (!o->foreground_tty) return crt_error(err, 0, "cannot allocate tty if runc will detach without setting console socket");
-  int sp[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
-  *ours = sp[0];
-  *console = sp[1];
-  return 0;
-}
-
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
   res->pid = 0;
   res->tty_sock = -1;
@@ -632,7 +561,9 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_error(err, errno, "open %s", fifo);
     goto out;
   }
-  if (open_console(o, spec, &c.console, &ours_tty, err) < 0) goto out;
+  if (crt_console_open(spec->process && spec->process->terminal, o->console_socket, !o->foreground_tty, &c.console,
+                       &ours_tty, err) < 0)
+    goto out;
   int sp[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
     crt_error(err, errno, "socketpair");

@@ -26,100 +26,65 @@
 #include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
+#include "finalize.h"
 
 typedef struct {
   const crt_exec_opts *o;
   const crt_spec *spec;
   pid_t init_pid;
   int sync, errpipe, console;
+  crt_child_report rep; /* errors go to errpipe */
   int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
   bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
 } exec_ctx;
 
-static void child_fail(int errpipe, crt_err *err) {
-  const char *m = err && err->msg ? err->msg : "unknown error";
-  crt_write_all(errpipe, "unable to start container process: ", 35);
-  crt_write_all(errpipe, m, strlen(m));
-  _exit(255);
-}
-
-#define XTRY(expr)                            \
-  do {                                        \
-    if ((expr) < 0) child_fail(c->errpipe, err); \
-  } while (0)
-
 static void exec_process(exec_ctx *c) {
   crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
   const crt_process *p = c->o->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
-  XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   /* execCPUAffinity.final applies once in the cgroup; without it an
    * initial list is undone (every CPU the cgroup's cpuset allows) */
   const crt_exec_cpu_affinity *aff = p->exec_cpu_affinity;
-  if (aff && (aff->initial || aff->final)) XTRY(crt_set_cpu_list(aff->final, &err));
+  if (aff && (aff->initial || aff->final)) CHILD_TRY(r, crt_set_cpu_list(aff->final, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
       crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
-      child_fail(c->errpipe, err);
+      crt_child_fail(r, err);
     }
     close(c->cgns_fd);
   }
-  if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
-  else XTRY(crt_new_session(&err));
-  if (c->console >= 0) close(c->console);
+  CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, &err));
   /* foreground tty: wait until the runtime has set the master's modes */
-  if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
-  cleanup_free char *exe = NULL;
-  XTRY(crt_find_executable(p, &exe, &err));
-  /* made before any seccomp filter can refuse memfd_create */
-  int stub = c->use_stub ? crt_stub_open(&err) : -1;
-  if (c->use_stub && stub < 0) child_fail(c->errpipe, err);
-  crt_seccomp_filter *filter = NULL;
-  const crt_seccomp *sc = c->spec->linux_ ? c->spec->linux_->seccomp : NULL;
-  if (sc) XTRY(crt_seccomp_compile(sc, &filter, &err));
-  XTRY(crt_set_rlimits(p, &err));
-  XTRY(crt_set_process_attrs(c->spec, p, &err));
-  prctl(PR_SET_DUMPABLE, 0); /* until execve: see init_main in create.c */
-  XTRY(crt_caps_prepare(p->capabilities, &err));
-  XTRY(crt_set_cwd(p, c->o->cwd_origin ? c->o->cwd_origin : "in config.json", &err));
-  char **envp = crt_build_env(p, NULL);
-  int notify_fd = -1;
-  /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
-  if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  XTRY(crt_fix_stdio_owner(p->user.uid, &err));
-  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
-  XTRY(crt_caps_apply(p->capabilities, &err));
-  if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-    crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
-    child_fail(c->errpipe, err);
-  }
-  XTRY(crt_lsm_apply(p, &err));
-  /* with no_new_privs and no agent to serve, the stub loads the filter */
-  bool late = filter && crt_seccomp_late(sc, p);
-  if (filter && p->no_new_privileges && !(late && stub >= 0)) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  if (notify_fd >= 0) {
-    /* the seccomp agent gets the fd through the runtime, as for create */
-    crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
-    close(notify_fd);
-    XTRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
-  }
+  if (p->terminal && !c->o->console_socket) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
+  crt_finalize_in fin = {.spec = c->spec, .p = p, .cwd_origin = c->o->cwd_origin ? c->o->cwd_origin : "in config.json",
+                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, .use_stub = c->use_stub,
+                         .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
   prctl(PR_SET_PDEATHSIG, 0);
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
-  if (stub >= 0) {
-    crt_stub_args sa = {.stub = stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
-                        .filter = late ? filter : NULL, .exit_code = 255, .exe = exe, .argv = p->args.v, .envp = envp};
+  if (fo.stub >= 0) {
+    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
+                        .filter = fo.filter_pending ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
+                        .argv = p->args.v, .envp = fo.envp};
     crt_stub_exec(&sa, &err);
-    child_fail(c->errpipe, err);
+    crt_child_fail(r, err);
   }
-  execve(exe, p->args.v, envp);
-  crt_error(&err, errno, "exec %s", exe);
-  child_fail(c->errpipe, err);
+  execve(fo.exe, p->args.v, fo.envp);
+  crt_error(&err, errno, "exec %s", fo.exe);
+  crt_child_fail(r, err);
+}
+
+static void exec_entry(void *c) {
+  exec_process(c);
 }
 
 /* Joins the container's namespaces, then clones the process as the
@@ -134,18 +99,9 @@ static void joiner(exec_ctx *c) {
   /* execCPUAffinity.initial: where the process runs before it joins the
    * container's cgroup (inherited by the clone below) */
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
-  if (aff && aff->initial && crt_set_cpu_list(aff->initial, &err) < 0) child_fail(c->errpipe, err);
-  if (crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err) < 0) child_fail(c->errpipe, err);
-  pid_t pid = crt_clone_into(CLONE_PARENT, c->cgroup_fd);
-  if (pid < 0) {
-    crt_error(&err, errno, "clone");
-    child_fail(c->errpipe, err);
-  }
-  if (pid == 0) exec_process(c);
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%d", pid);
-  crt_sync_send(c->sync, CRT_SYNC_PID, buf, (size_t)n, -1);
-  _exit(0);
+  if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
+  CHILD_TRY(&c->rep, crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err));
+  crt_joiner_clone(0, c->cgroup_fd, "clone", &c->rep, exec_entry, c);
 }
 
 static int read_errpipe(int fd, crt_err **err) {
@@ -171,25 +127,6 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
     if (rc < 0) return -1;
     crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
   }
-}
-
-static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err **err) {
-  *console = *ours = -1;
-  if (!o->process->terminal) {
-    if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
-    return 0;
-  }
-  if (o->console_socket) {
-    if (!o->detach) return crt_error(err, 0, "cannot use console socket if runc will not detach or allocate tty");
-    *console = crt_console_socket_connect(o->console_socket, err);
-    return *console < 0 ? -1 : 0;
-  }
-  if (o->detach) return crt_error(err, 0, "cannot allocate tty if runc will detach without setting console socket");
-  int sp[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
-  *ours = sp[0];
-  *console = sp[1];
-  return 0;
 }
 
 static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **err) {
@@ -225,14 +162,14 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   }
   /* see crt_container_create: most processes end in crt-stub */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, o->process, false);
-  if (open_console(o, &console, &ours_tty, err) < 0) goto out;
+  if (crt_console_open(o->process->terminal, o->console_socket, o->detach, &console, &ours_tty, err) < 0) goto out;
   if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
     crt_error(err, errno, "pipe");
     goto out;
   }
   exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
                 .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1,
-                .use_stub = use_stub};
+                .use_stub = use_stub, .rep = {.sync = sp[1], .errpipe = ep[1], .exit_code = 255}};
   pid_t j = fork();
   if (j < 0) {
     crt_error(err, errno, "fork");
@@ -252,12 +189,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
   if (console >= 0) close(console);
   console = -1;
-  crt_sync_msg *m = malloc(sizeof *m);
-  int got = m ? crt_sync_expect(sp[0], CRT_SYNC_PID, m, &serr) : -1;
-  waitpid(j, NULL, 0);
-  if (got == 0) pid = (pid_t)atoi(m->data);
-  free(m);
-  if (got < 0) {
+  if (crt_joiner_wait(sp[0], j, &pid, &serr) < 0) {
     /* The joiner failed: its message is on the error pipe. */
     if (read_errpipe(ep[0], err) == 0) crt_error(err, 0, "%s", serr ? serr->msg : "exec failed");
     goto out;
