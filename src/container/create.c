@@ -78,6 +78,7 @@ typedef struct {
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
+  bool born_in_cgroup; /* in the init: clone3 put it into the prepared cgroup */
 } init_ctx;
 
 /* ---- the init side ---- */
@@ -131,14 +132,11 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
                    (unsigned long long)rl.rlim_cur);
 }
 
-/* Runs in the final init process; never returns. */
-static void init_main(init_ctx *c) {
+/* Stage 1: root in the user namespace, in the cgroup (and its namespace).
+ * Returns the cgroup path the mounts use. */
+static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
-  const crt_spec *spec = c->spec;
-  const crt_process *p = spec->process;
-  crt_sync_msg *m = malloc(sizeof *m);
-  if (!m) _exit(1);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (c->lock >= 0) close(c->lock);
   /* a host cgroupfs directory: never held inside the container */
@@ -152,15 +150,28 @@ static void init_main(init_ctx *c) {
   }
   /* Born in its final cgroup (v2, made before the clone, clone3): the
    * parent's cgroup configuration overlaps our mounts, and CGROUP_DONE is
-   * only awaited before the prestart hooks.  Otherwise the parent moves us
-   * into the cgroup first (the cgroup namespace is rooted where we are). */
-  bool early = c->cgroup_made && crt_born_in_cgroup;
-  if (!early) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  char *cgroup_path = strdup(early ? c->cgroup_path : m->data);
+   * only awaited before the prestart hooks (init_mount).  Otherwise the
+   * parent moves us into the cgroup first (the cgroup namespace is rooted
+   * where we are). */
+  if (!c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  char *cgroup_path = strdup(c->born_in_cgroup ? c->cgroup_path : m->data);
+  if (!cgroup_path) {
+    crt_error(&err, ENOMEM, "cgroup path");
+    crt_child_fail(r, err);
+  }
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     crt_child_fail(r, err);
   }
+  return cgroup_path;
+}
+
+/* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
+ * and createRuntime hooks. */
+static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_msg *m) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   CHILD_TRY(r, crt_set_sysctls(spec, &err));
   CHILD_TRY(r, crt_set_hostname(spec, &err));
@@ -170,29 +181,30 @@ static void init_main(init_ctx *c) {
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);
     crt_child_fail(r, err);
   }
-  crt_rootfs_config rc = {.spec = spec,
-                          .rootfs = c->rootfs,
-                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
-                          .new_mount_ns = c->new_mntns,
-                          .cgroup_path = cgroup_path,
-                          .idmap_fds = c->idmap_fds};
-  /* Without a mount namespace nothing may be mounted (it would be the
-   * host's): the process is only chrooted into root.path, as in runc. */
-  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
-  if (mntns) CHILD_TRY(r, crt_rootfs_prepare(&rc, &err));
+  if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
-  rc.idmap_fds = c->idmap_fds = NULL;
-  if (early) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1);
+  rc->idmap_fds = c->idmap_fds = NULL;
+  if (c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
+    crt_error(&err, errno, "ask the runtime for the prestart hooks");
+    crt_child_fail(r, err);
+  }
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
-  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
-  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+}
+
+/* Stage 3: createContainer hooks, into the new root, the terminal, the
+ * root made read-only and masked, the session keyring. */
+static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
+  const crt_process *p = spec->process;
   if (spec->hooks && spec->hooks->create_container.len) {
     cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
     CHILD_TRY(r, crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err));
   }
   if (mntns) {
-    CHILD_TRY(r, crt_rootfs_pivot(&rc, c->opts->no_pivot, &err));
+    CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
   } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
     crt_child_fail(r, err);
@@ -203,11 +215,84 @@ static void init_main(init_ctx *c) {
   if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
   if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, &err));
   else if (c->console >= 0) close(c->console);
-  if (mntns) CHILD_TRY(r, crt_rootfs_finalize(&rc, &err));
+  if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
   if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
-  /* The exec FIFO is reopened through our fd table in the container's
-   * procfs (see crt_proc_self_fd). */
+}
+
+/* Stage 5: READY sent, parked on the exec FIFO until `start` opens it
+ * (in crt-stub, or here when crt itself must run up to execve). */
+static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const char *start_json, int preserve) {
+  crt_err *err = NULL;
+  const crt_process *p = c->spec->process;
+  /* From here on the runtime may exit: do not die with it. */
+  prctl(PR_SET_PDEATHSIG, 0);
+  if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
+    crt_error(&err, errno, "tell the runtime the init is ready");
+    crt_child_fail(&c->rep, err);
+  }
+  close(c->sync);
+  bool stub_failed = false;
+  if (fo->stub >= 0) {
+    /* The stub parks on the FIFO, loads a late filter and execs. */
+    crt_reset_signals();
+    crt_cloexec_fds_from(3 + preserve);
+    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
+                        .filter = fo->filter_pending ? fo->filter : NULL, .exit_code = 1, .exe = fo->exe,
+                        .argv = p->args.v, .envp = fo->envp};
+    stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
+  }
+  /* Parked until `start` opens the other end.  The write end is
+   * O_CLOEXEC: start reads EOF exactly when execve has happened. */
+  char fifo_name[32];
+  snprintf(fifo_name, sizeof fifo_name, "%d", c->fifo);
+  int wfd = openat(selffd, fifo_name, O_WRONLY | O_CLOEXEC);
+  if (wfd < 0) _exit(1);
+  close(c->fifo);
+  close(selffd);
+  if (write(wfd, "0", 1) != 1) _exit(1);
+  int notify_fd = -1;
+  if (stub_failed) goto fail_start;
+  if (fo->filter_pending && crt_seccomp_load(fo->filter, &notify_fd, &err) < 0) goto fail_start;
+  if (start_json && crt_hooks_run(&c->spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
+    /* start destroys the container after a failing hook (lifecycle step 7) */
+    crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
+    goto fail_start;
+  }
+  crt_reset_signals();
+  crt_cloexec_fds_from(3 + preserve);
+  execve(fo->exe, p->args.v, fo->envp);
+  crt_error(&err, errno, "exec %s", fo->exe);
+fail_start:
+  crt_error_wrap(&err, "unable to start container process");
+  crt_write_all(wfd, err->msg, strlen(err->msg));
+  _exit(1);
+}
+
+/* Runs in the final init process; never returns. */
+static void init_main(init_ctx *c) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
+  const crt_process *p = spec->process;
+  crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) _exit(1);
+  c->born_in_cgroup = c->cgroup_made && crt_born_in_cgroup;
+  crt_rootfs_config rc = {.spec = spec,
+                          .rootfs = c->rootfs,
+                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
+                          .new_mount_ns = c->new_mntns,
+                          .cgroup_path = init_enter(c, m),
+                          .idmap_fds = c->idmap_fds};
+  /* Without a mount namespace nothing may be mounted (it would be the
+   * host's): the process is only chrooted into root.path, as in runc. */
+  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
+  init_mount(c, &rc, mntns, m);
+  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
+  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+  init_enter_root(c, &rc, mntns);
   if (!p) park_without_process(c);
+  /* Stage 4: the process itself.  The exec FIFO is reopened through our
+   * fd table in the container's procfs (see crt_proc_self_fd). */
   int selffd = crt_proc_self_fd(&err);
   if (selffd < 0) crt_child_fail(r, err);
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
@@ -224,46 +309,7 @@ static void init_main(init_ctx *c) {
   crt_finalized fo;
   CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
   CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
-  /* From here on the runtime may exit: do not die with it. */
-  prctl(PR_SET_PDEATHSIG, 0);
-  crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
-  close(c->sync);
-  bool stub_failed = false;
-  int notify_fd = -1;
-  if (fo.stub >= 0) {
-    /* The stub parks on the FIFO, loads a late filter and execs. */
-    crt_reset_signals();
-    crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = fo.stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
-                        .filter = fo.filter_pending ? fo.filter : NULL, .exit_code = 1, .exe = fo.exe,
-                        .argv = p->args.v, .envp = fo.envp};
-    stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
-  }
-
-  /* Parked until `start` opens the other end.  The write end is
-   * O_CLOEXEC: start reads EOF exactly when execve has happened. */
-  char fifo_name[32];
-  snprintf(fifo_name, sizeof fifo_name, "%d", c->fifo);
-  int wfd = openat(selffd, fifo_name, O_WRONLY | O_CLOEXEC);
-  if (wfd < 0) _exit(1);
-  close(c->fifo);
-  close(selffd);
-  if (write(wfd, "0", 1) != 1) _exit(1);
-  if (stub_failed) goto fail_start;
-  if (fo.filter_pending && crt_seccomp_load(fo.filter, &notify_fd, &err) < 0) goto fail_start;
-  if (start_hooks && crt_hooks_run(&spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
-    /* start destroys the container after a failing hook (lifecycle step 7) */
-    crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
-    goto fail_start;
-  }
-  crt_reset_signals();
-  crt_cloexec_fds_from(3 + preserve);
-  execve(fo.exe, p->args.v, fo.envp);
-  crt_error(&err, errno, "exec %s", fo.exe);
-fail_start:
-  crt_error_wrap(&err, "unable to start container process");
-  crt_write_all(wfd, err->msg, strlen(err->msg));
-  _exit(1);
+  init_park_and_exec(c, &fo, selffd, start_json, preserve);
 }
 
 static void init_entry(void *c) {
@@ -332,10 +378,12 @@ static int copy_annotations(crt_state *s, const crt_spec *spec) {
   s->annotations.v = calloc(spec->annotations.len, sizeof(crt_kv));
   if (!s->annotations.v) return -1;
   for (size_t i = 0; i < spec->annotations.len; i++) {
-    s->annotations.v[i].key = strdup(spec->annotations.v[i].key);
-    s->annotations.v[i].value = strdup(spec->annotations.v[i].value);
+    crt_kv *kv = &s->annotations.v[i];
+    kv->key = strdup(spec->annotations.v[i].key);
+    kv->value = strdup(spec->annotations.v[i].value);
+    s->annotations.len = i + 1; /* freed with the state, even half made */
+    if (!kv->key || !kv->value) return -1;
   }
-  s->annotations.len = spec->annotations.len;
   return 0;
 }
 
@@ -346,7 +394,12 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   c->sync = child_sync;
   c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
   pid_t pid = two ? crt_raw_clone(0) : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd);
-  if (pid < 0) return crt_error(err, errno, "clone");
+  if (pid < 0) {
+    int e = errno;
+    c->sync = sync_parent;
+    close(child_sync);
+    return crt_error(err, e, "clone");
+  }
   if (pid == 0) {
     close(sync_parent);
     if (two) joiner_main(c, flags);
@@ -384,7 +437,7 @@ static crt_cgroup_config cgroup_config(const crt_state *s, const crt_spec *spec)
 }
 
 /* The parent's part, after the init exists. */
-static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err) {
+static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   const crt_spec *spec = c->spec;
   cleanup_free crt_sync_msg *m = malloc(sizeof *m);
   if (!m) return crt_error(err, ENOMEM, "create");
@@ -432,7 +485,6 @@ static int drive_init(init_ctx *c, crt_state *s, const char *dir, crt_err **err)
     }
     return crt_error(err, 0, "unexpected message %u from init", m->type);
   }
-  (void)dir;
   return 0;
 }
 
@@ -490,17 +542,135 @@ static int listen_fds(void) {
   return (int)n;
 }
 
-int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
-  res->pid = 0;
-  res->tty_sock = -1;
+/* Stage 1 of create: the bundle's config.json. */
+static int load_bundle(const crt_create_opts *o, char **bundle, crt_spec **spec, crt_err **err) {
   if (crt_container_id_check(o->id, err) < 0) return -1;
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) return crt_error(err, errno, "getcwd");
-  cleanup_free char *bundle = abs_path(cwd, o->bundle ? o->bundle : ".");
+  *bundle = abs_path(cwd, o->bundle ? o->bundle : ".");
+  if (!*bundle) return crt_error(err, ENOMEM, "bundle path");
   char cfg[PATH_MAX];
-  snprintf(cfg, sizeof cfg, "%s/config.json", bundle);
+  snprintf(cfg, sizeof cfg, "%s/config.json", *bundle);
+  return crt_spec_load(cfg, spec, err);
+}
+
+/* Stage 2: what the spec leaves to the runtime to check, and the rootfs. */
+static int check_bundle(const crt_spec *spec, const char *bundle, char **rootfs, crt_err **err) {
+  if (crt_spec_validate_for_create(spec, err) < 0) return -1;
+  if (spec->linux_ && spec->linux_->memory_policy && crt_mempolicy_validate(spec->linux_->memory_policy, err) < 0)
+    return crt_error_wrap(err, "config.json");
+  *rootfs = abs_path(bundle, spec->root->path);
+  if (!*rootfs) return crt_error(err, ENOMEM, "rootfs path");
+  struct stat st;
+  if (stat(*rootfs, &st) < 0) return crt_error(err, errno, "rootfs %s", *rootfs);
+  if (!S_ISDIR(st.st_mode)) return crt_error(err, ENOTDIR, "rootfs %s", *rootfs);
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT) && spec->n_mounts)
+    crt_warn("config.json: .linux.namespaces: no mount namespace: mounts, masked and read-only paths are not applied");
+  return 0;
+}
+
+/* Stage 3: <root>/<id>, locked.  dir stays "" unless this call made it. */
+static int make_state_dir(const crt_create_opts *o, char *dir, size_t len, int *lock, crt_err **err) {
+  if (crt_mkdir_p(o->root, 0700, err) < 0) return -1;
+  if (crt_container_dir(o->root, o->id, dir, len, err) < 0) {
+    dir[0] = 0;
+    return -1;
+  }
+  if (mkdir(dir, 0700) < 0) {
+    if (errno == EEXIST) crt_error(err, 0, "container with id exists: %s", o->id);
+    else crt_error(err, errno, "mkdir %s", dir);
+    dir[0] = 0;
+    return -1;
+  }
+  if ((*lock = crt_container_lock(o->root, o->id, err)) < 0) return -1;
+  crt_test_point("create:dir");
+  return 0;
+}
+
+static int make_exec_fifo(const char *dir, int *fd, crt_err **err) {
+  char fifo[PATH_MAX + 16];
+  snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
+  mode_t old = umask(0);
+  int mr = mkfifo(fifo, 0622);
+  umask(old);
+  if (mr < 0) return crt_error(err, errno, "mkfifo %s", fifo);
+  *fd = open(fifo, O_PATH | O_CLOEXEC);
+  if (*fd < 0) return crt_error(err, errno, "open %s", fifo);
+  return 0;
+}
+
+static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
+  const crt_namespace *ns = crt_spec_namespace(spec, t);
+  return ns && !ns->path;
+}
+
+/* Stage 4: the console, the sync socketpair (*child: the init's end). */
+static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) {
+  const crt_spec *spec = c->spec;
+  const crt_create_opts *o = c->opts;
+  if (crt_console_open(spec->process && spec->process->terminal, o->console_socket, !o->foreground_tty, &c->console,
+                       ours_tty, err) < 0)
+    return -1;
+  int sp[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
+  c->sync = sp[0];
+  *child = sp[1];
+  c->new_userns = new_ns(spec, CRT_NS_USER);
+  c->new_cgroupns = new_ns(spec, CRT_NS_CGROUP);
+  c->new_mntns = new_ns(spec, CRT_NS_MOUNT);
+  return 0;
+}
+
+/* Stage 5: the state as saved before the init exists. */
+static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err **err) {
+  s->id = strdup(c->opts->id);
+  s->bundle = strdup(c->bundle);
+  s->rootfs = strdup(c->rootfs);
+  s->created = now_rfc3339();
+  s->owner = strdup("");
+  s->dir = strdup(dir);
+  s->systemd = crt_g.systemd_cgroup;
+  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || copy_annotations(s, c->spec) < 0)
+    return crt_error(err, ENOMEM, "container state");
+  crt_cgroup_config cc = cgroup_config(s, c->spec);
+  if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;
+  return crt_state_save_spec(s, c->spec, err);
+}
+
+/* Stage 6: the init cloned, state.json naming it. */
+static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
+  if (c->new_userns && crt_idmap_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
+  if (prepare_cgroup(c, s, err) < 0) return -1;
+  c->cgroup_path = s->cgroup_path;
+  c->state = s;
+  int cs = *child_sync;
+  *child_sync = -1; /* spawn closes it */
+  if (spawn(c, cs, &s->pid, err) < 0) return -1;
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  c->cgroup_fd = -1;
+  crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
+  c->idmap_fds = NULL;
+  s->start_time = crt_proc_start_time(s->pid, NULL);
+  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  crt_test_point("create:spawned");
+  return 0;
+}
+
+static void close_ctx(init_ctx *c) {
+  if (c->sync >= 0) close(c->sync);
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
+  if (c->fifo >= 0) close(c->fifo);
+  if (c->console >= 0) close(c->console);
+  if (c->lock >= 0) close(c->lock);
+}
+
+int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
+  res->pid = 0;
+  res->tty_sock = -1;
+  cleanup_free char *bundle = NULL;
   crt_spec *spec = NULL;
-  if (crt_spec_load(cfg, &spec, err) < 0) return -1;
+  if (load_bundle(o, &bundle, &spec, err) < 0) return -1;
   /* crt-stub finishes most inits; the others need crt itself up to the
    * user's execve, so crt runs from a sealed copy (CVE-2019-5736), as it
    * does when the init is visible to other processes while it runs crt. */
@@ -510,99 +680,24 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_spec_free(spec);
     return -1;
   }
-  int rc = -1;
-  init_ctx c = {.spec = spec, .opts = o, .sync = -1, .fifo = -1, .console = -1, .lock = -1, .cgroup_fd = -1,
-                .use_stub = use_stub, .listen_fds = listen_fds()};
+  int rc = -1, ours_tty = -1, child_sync = -1;
+  init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
+                .cgroup_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds()};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
-  int lock = -1, ours_tty = -1;
-  bool made_dir = false;
-  if (crt_spec_validate_for_create(spec, err) < 0) goto out;
-  if (spec->linux_ && spec->linux_->memory_policy && crt_mempolicy_validate(spec->linux_->memory_policy, err) < 0) {
-    crt_error_wrap(err, "config.json");
+  if (!s) {
+    crt_error(err, ENOMEM, "container state");
     goto out;
   }
-  rootfs = abs_path(bundle, spec->root->path);
-  struct stat st;
-  if (stat(rootfs, &st) < 0) {
-    crt_error(err, errno, "rootfs %s", rootfs);
-    goto out;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    crt_error(err, ENOTDIR, "rootfs %s", rootfs);
-    goto out;
-  }
-  if (!crt_spec_namespace(spec, CRT_NS_MOUNT) && spec->n_mounts)
-    crt_warn("config.json: .linux.namespaces: no mount namespace: mounts, masked and read-only paths are not applied");
-  if (crt_mkdir_p(o->root, 0700, err) < 0) goto out;
-  if (crt_container_dir(o->root, o->id, dir, sizeof dir, err) < 0) goto out;
-  if (mkdir(dir, 0700) < 0) {
-    if (errno == EEXIST) crt_error(err, 0, "container with id exists: %s", o->id);
-    else crt_error(err, errno, "mkdir %s", dir);
-    dir[0] = 0;
-    goto out;
-  }
-  made_dir = true;
-  if ((lock = crt_container_lock(o->root, o->id, err)) < 0) goto out;
-  c.lock = lock;
-  crt_test_point("create:dir");
-  char fifo[PATH_MAX + 16];
-  snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
-  mode_t old = umask(0);
-  int mr = mkfifo(fifo, 0622);
-  umask(old);
-  if (mr < 0) {
-    crt_error(err, errno, "mkfifo %s", fifo);
-    goto out;
-  }
-  c.fifo = open(fifo, O_PATH | O_CLOEXEC);
-  if (c.fifo < 0) {
-    crt_error(err, errno, "open %s", fifo);
-    goto out;
-  }
-  if (crt_console_open(spec->process && spec->process->terminal, o->console_socket, !o->foreground_tty, &c.console,
-                       &ours_tty, err) < 0)
-    goto out;
-  int sp[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-    crt_error(err, errno, "socketpair");
-    goto out;
-  }
-  c.sync = sp[0];
+  if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
-  c.bundle = bundle;
-  const crt_namespace *uns = crt_spec_namespace(spec, CRT_NS_USER);
-  c.new_userns = uns && !uns->path;
-  const crt_namespace *cns = crt_spec_namespace(spec, CRT_NS_CGROUP);
-  c.new_cgroupns = cns && !cns->path;
-  const crt_namespace *mns = crt_spec_namespace(spec, CRT_NS_MOUNT);
-  c.new_mntns = mns && !mns->path;
-
-  s->id = strdup(o->id);
-  s->bundle = strdup(bundle);
-  s->rootfs = strdup(rootfs);
-  s->created = now_rfc3339();
-  s->owner = strdup("");
-  s->dir = strdup(dir);
-  s->systemd = crt_g.systemd_cgroup;
-  copy_annotations(s, spec);
-  crt_cgroup_config cc = cgroup_config(s, spec);
-  if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
-  if (crt_state_save_spec(s, spec, err) < 0) goto out;
-  if (c.new_userns && crt_idmap_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
-  if (prepare_cgroup(&c, s, err) < 0) goto out;
-  c.cgroup_path = s->cgroup_path;
-  c.state = s;
-  if (spawn(&c, sp[1], &s->pid, err) < 0) goto out;
-  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-  c.cgroup_fd = -1;
-  crt_idmap_close(c.idmap_fds, spec->n_mounts);
-  c.idmap_fds = NULL;
-  s->start_time = crt_proc_start_time(s->pid, NULL);
-  if (crt_state_save(o->root, s, err) < 0) goto out;
-  crt_test_point("create:spawned");
-  if (drive_init(&c, s, dir, err) < 0) goto out;
+  if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
+  if (make_exec_fifo(dir, &c.fifo, err) < 0) goto out;
+  if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
+  if (new_state(&c, dir, s, err) < 0) goto out;
+  if (start_init(&c, s, &child_sync, err) < 0) goto out;
+  if (drive_init(&c, s, err) < 0) goto out;
   crt_test_point("create:ready");
   s->ready = true;
   if (crt_state_save(o->root, s, err) < 0) goto out;
@@ -614,15 +709,11 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
 out:
   if (rc < 0) {
     crt_error_wrap(err, "create %s", o->id);
-    if (made_dir) undo_create(dir, s, spec);
+    if (dir[0]) undo_create(dir, s, spec);
   }
-  if (c.sync >= 0) close(c.sync);
-  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-  crt_idmap_close(c.idmap_fds, spec->n_mounts);
-  if (c.fifo >= 0) close(c.fifo);
-  if (c.console >= 0) close(c.console);
+  close_ctx(&c);
+  if (child_sync >= 0) close(child_sync);
   if (ours_tty >= 0) close(ours_tty);
-  if (lock >= 0) close(lock);
   crt_state_free(s);
   crt_spec_free(spec);
   return rc;

@@ -125,7 +125,8 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
     int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, pid, json, err);
     close(m->fd);
     if (rc < 0) return -1;
-    crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
+    if (crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1) < 0)
+      return crt_error(err, errno, "tell the process its seccomp agent has the notify fd");
   }
 }
 
@@ -142,114 +143,152 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
   }
 }
 
-int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
-  crt_state *s = NULL;
-  crt_spec *spec = NULL;
-  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1, master = -1;
-  pid_t pid = 0;
-  /* declared before the first goto: a jump past a cleanup variable's
-   * initialisation would run its cleanup on garbage */
-  cleanup_err crt_err *serr = NULL;
-  *exit_status = 255;
-  if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
-  if (check_status(s, o, err) < 0) goto out;
-  if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+/* The runtime's side of one exec. */
+typedef struct {
+  const crt_exec_opts *o;
+  crt_state *s;
+  crt_spec *spec;
+  int ep[2], sp[2];     /* error pipe, sync socketpair: [0] ours */
+  int console, ours_tty, master;
+  pid_t pid;            /* the process, once the joiner sent it */
+} exec_run;
+
+/* Stage 1: the container, in a state that takes an exec, and its config. */
+static int load_container(exec_run *x, crt_err **err) {
+  const crt_exec_opts *o = x->o;
+  if (crt_state_load(o->root, o->id, &x->s, err) < 0) return -1;
+  if (check_status(x->s, o, err) < 0) return -1;
+  if (crt_state_load_spec(x->s, &x->spec, err) < 0) return -1;
   /* The caller re-executed from the sealed copy (crt_ensure_cloned_binary):
    * the container's processes can see the one we clone. */
-  if (!crt_exe_is_sealed()) {
-    crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
-    goto out;
-  }
+  if (!crt_exe_is_sealed())
+    return crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
+  return 0;
+}
+
+/* Stage 2: the joiner forked; *serr: the sync error when it sent no pid
+ * (its own message is then on the error pipe). */
+static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
+  const crt_exec_opts *o = x->o;
   /* see crt_container_create: most processes end in crt-stub */
-  bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, o->process, false);
-  if (crt_console_open(o->process->terminal, o->console_socket, o->detach, &console, &ours_tty, err) < 0) goto out;
-  if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-    crt_error(err, errno, "pipe");
-    goto out;
-  }
-  exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
-                .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1,
-                .use_stub = use_stub, .rep = {.sync = sp[1], .errpipe = ep[1], .exit_code = 255}};
+  bool use_stub = crt_stub_usable(x->spec->linux_ ? x->spec->linux_->seccomp : NULL, o->process, false);
+  if (crt_console_open(o->process->terminal, o->console_socket, o->detach, &x->console, &x->ours_tty, err) < 0)
+    return -1;
+  if (pipe2(x->ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sp) < 0)
+    return crt_error(err, errno, "pipe");
+  exec_ctx c = {.o = o, .spec = x->spec, .init_pid = x->s->pid, .sync = x->sp[1], .errpipe = x->ep[1],
+                .console = x->console, .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1,
+                .use_stub = use_stub, .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
   pid_t j = fork();
-  if (j < 0) {
-    crt_error(err, errno, "fork");
-    if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-    goto out;
-  }
   if (j == 0) {
-    close(sp[0]);
-    close(ep[0]);
-    if (ours_tty >= 0) close(ours_tty);
+    close(x->sp[0]);
+    close(x->ep[0]);
+    if (x->ours_tty >= 0) close(x->ours_tty);
     joiner(&c);
   }
-  close(sp[1]);
-  sp[1] = -1;
-  close(ep[1]);
-  ep[1] = -1;
+  int e = errno;
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-  if (console >= 0) close(console);
-  console = -1;
-  if (crt_joiner_wait(sp[0], j, &pid, &serr) < 0) {
-    /* The joiner failed: its message is on the error pipe. */
-    if (read_errpipe(ep[0], err) == 0) crt_error(err, 0, "%s", serr ? serr->msg : "exec failed");
-    goto out;
+  if (j < 0) return crt_error(err, e, "fork");
+  /* the joiner's ends */
+  close(x->sp[1]);
+  close(x->ep[1]);
+  x->sp[1] = x->ep[1] = -1;
+  if (x->console >= 0) close(x->console);
+  x->console = -1;
+  return crt_joiner_wait(x->sp[0], j, &x->pid, serr);
+}
+
+static void kill_process(exec_run *x) {
+  kill(x->pid, SIGKILL);
+  waitpid(x->pid, NULL, 0);
+}
+
+/* Stage 3: the process in its cgroup, its tty, its seccomp agent; until
+ * it exec'd (the error pipe's EOF) or failed. */
+static int drive_process(exec_run *x, crt_err **err) {
+  const crt_exec_opts *o = x->o;
+  const crt_state *s = x->s;
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, x->pid, err) < 0) {
+    kill_process(x);
+    return -1;
   }
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, pid, err) < 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    goto out;
+  if (crt_sync_send(x->sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1) < 0) {
+    crt_error(err, errno, "tell the process it is in its cgroup");
+    kill_process(x);
+    return -1;
   }
-  crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
-  if (ours_tty >= 0) {
+  if (x->ours_tty >= 0) {
     /* no master means the process failed first: its error is on the pipe */
     cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_recv_master(ours_tty, &master, &terr) == 0 && crt_terminal_master_prepare(master, &terr) == 0)
-      crt_sync_send(sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1);
+    if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) == 0 &&
+        crt_terminal_master_prepare(x->master, &terr) == 0 &&
+        crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1) < 0) {
+      crt_error(err, errno, "tell the process its terminal is ready");
+      kill_process(x);
+      return -1;
+    }
   }
   /* The sync socket closes at execve (or failure); before that the process
    * may hand over a seccomp notify fd. */
-  if (serve_seccomp(sp[0], spec, s, pid, err) < 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+  if (serve_seccomp(x->sp[0], x->spec, s, x->pid, err) < 0) {
+    kill_process(x);
+    return -1;
+  }
+  if (read_errpipe(x->ep[0], err) < 0) {
+    waitpid(x->pid, NULL, 0);
+    return -1;
+  }
+  return 0;
+}
+
+static int write_pid_file(exec_run *x, crt_err **err) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", x->pid);
+  if (crt_write_file_atomic(x->o->pid_file, buf, (size_t)n, 0644, err) < 0) {
+    /* as runc: a process nobody can find by its pid file is not left running */
+    kill_process(x);
+    return -1;
+  }
+  return 0;
+}
+
+static void close_run(exec_run *x) {
+  for (int i = 0; i < 2; i++) {
+    if (x->ep[i] >= 0) close(x->ep[i]);
+    if (x->sp[i] >= 0) close(x->sp[i]);
+  }
+  if (x->console >= 0) close(x->console);
+  if (x->ours_tty >= 0) close(x->ours_tty);
+  if (x->master >= 0) close(x->master);
+  crt_spec_free(x->spec);
+  crt_state_free(x->s);
+}
+
+int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
+  exec_run x = {.o = o, .ep = {-1, -1}, .sp = {-1, -1}, .console = -1, .ours_tty = -1, .master = -1};
+  int rc = -1;
+  cleanup_err crt_err *serr = NULL;
+  *exit_status = 255;
+  if (load_container(&x, err) < 0) goto out;
+  if (spawn_process(&x, &serr, err) < 0) {
+    /* The joiner failed: its message is on the error pipe. */
+    if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;
   }
-  if (read_errpipe(ep[0], err) < 0) {
-    waitpid(pid, NULL, 0);
-    goto out;
-  }
-  if (o->pid_file) {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%d", pid);
-    if (crt_write_file_atomic(o->pid_file, buf, (size_t)n, 0644, err) < 0) {
-      /* as runc: a process nobody can find by its pid file is not left running */
-      kill(pid, SIGKILL);
-      waitpid(pid, NULL, 0);
-      goto out;
-    }
-  }
+  if (drive_process(&x, err) < 0) goto out;
+  if (o->pid_file && write_pid_file(&x, err) < 0) goto out;
+  rc = 0;
   if (o->detach) {
     *exit_status = 0;
-    rc = 0;
     goto out;
   }
-  if (master >= 0) {
+  if (x.master >= 0) {
     cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
-    close(master);
-    master = -1;
+    if (crt_terminal_copy_loop_forward(x.master, x.pid, &terr) < 0) crt_warn("%s", terr->msg);
   }
-  *exit_status = crt_wait_forward(pid);
-  rc = 0;
+  *exit_status = crt_wait_forward(x.pid);
 out:
   if (rc < 0) crt_error_wrap(err, "exec failed");
-  for (int i = 0; i < 2; i++) {
-    if (ep[i] >= 0) close(ep[i]);
-    if (sp[i] >= 0) close(sp[i]);
-  }
-  if (console >= 0) close(console);
-  if (ours_tty >= 0) close(ours_tty);
-  if (master >= 0) close(master);
-  crt_spec_free(spec);
-  crt_state_free(s);
+  close_run(&x);
   return rc;
 }
