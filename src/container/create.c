@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
-#include "crt/cli.h"
 #include "crt/container.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
@@ -108,7 +107,11 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
  * killed; it runs from crt's sealed copy (see crt_container_create). */
 static void park_without_process(init_ctx *c) {
   prctl(PR_SET_PDEATHSIG, 0);
-  crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1);
+  if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
+    crt_err *err = NULL;
+    crt_error(&err, errno, "tell the runtime the init is ready");
+    crt_child_fail(&c->rep, err);
+  }
   close(c->sync);
   close_range(3, ~0U, 0); /* nothing of the runtime's stays open */
   for (;;) pause();
@@ -201,6 +204,7 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   const crt_process *p = spec->process;
   if (spec->hooks && spec->hooks->create_container.len) {
     cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
+    if (!json) CHILD_TRY(r, crt_error(&err, ENOMEM, "createContainer hooks: state"));
     CHILD_TRY(r, crt_hooks_run(&spec->hooks->create_container, "createContainer", json, &err));
   }
   if (mntns) {
@@ -289,6 +293,7 @@ static void init_main(init_ctx *c) {
   init_mount(c, &rc, mntns, m);
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+  if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
   init_enter_root(c, &rc, mntns);
   if (!p) park_without_process(c);
   /* Stage 4: the process itself.  The exec FIFO is reopened through our
@@ -365,6 +370,7 @@ static char *abs_path(const char *base, const char *p) {
   char *out = NULL;
   if (p[0] == '/') out = strdup(p);
   else if (asprintf(&out, "%s/%s", base, p) < 0) return NULL;
+  if (!out) return NULL;
   char *r = realpath(out, NULL);
   if (r) {
     free(out);
@@ -429,11 +435,60 @@ static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
   return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
 }
 
-static crt_cgroup_config cgroup_config(const crt_state *s, const crt_spec *spec) {
-  return (crt_cgroup_config){.id = s->id,
-                             .spec = spec,
-                             .systemd = crt_g.systemd_cgroup,
-                             .rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true")};
+static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_state *s, const crt_spec *spec) {
+  return (crt_cgroup_config){.id = s->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
+}
+
+/* One step's message to the init.  It fails when the init is gone: the
+ * error the init sent before it exited is then the one to report. */
+static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
+  if (crt_sync_send(c->sync, type, payload, payload ? strlen(payload) : 0, -1) == 0) return 0;
+  int e = errno;
+  cleanup_free crt_sync_msg *m = NULL;
+  /* the peer closed: recv returns what it queued, then EOF, never blocks */
+  if ((e == EPIPE || e == ECONNRESET) && (m = malloc(sizeof *m))) {
+    cleanup_err crt_err *rerr = NULL;
+    if (crt_sync_recv(c->sync, m, &rerr) == 0 && m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+  }
+  return crt_error(err, e, "%s", step);
+}
+
+/* The init into its cgroup: configured (v2, made before the clone), or
+ * made and entered now. */
+static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
+  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  if (c->cgroup_made) {
+    /* v2, prepared: the init was born in it unless clone3 fell back */
+    if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
+    return crt_cgroup_join(s->cgroup_path, NULL, s->pid, err);
+  }
+  if (!*s->cgroup_path) return 0;
+  char *entered = NULL;
+  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
+  if (strcmp(entered, s->cgroup_path) == 0) {
+    free(entered);
+    return 0;
+  }
+  /* e.g. rootless: nothing made */
+  free(s->cgroup_path);
+  s->cgroup_path = entered;
+  return crt_state_save(c->opts->root, s, err);
+}
+
+/* Until READY: the init may hand over a seccomp notify fd first. */
+static int await_ready(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+  for (;;) {
+    if (crt_sync_recv(c->sync, m, err) < 0) return -1;
+    if (m->type == CRT_SYNC_READY) return 0;
+    if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+    if (m->type != CRT_SYNC_SECCOMP_FD) return crt_error(err, 0, "unexpected message %u from init", m->type);
+    cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
+    int rc = crt_seccomp_send_listener(c->spec->linux_->seccomp, m->fd, s->pid, sj, err);
+    close(m->fd);
+    if (rc < 0) return -1;
+    if (tell_init(c, CRT_SYNC_SECCOMP_DONE, NULL, "tell the init its seccomp agent has the notify fd", err) < 0)
+      return -1;
+  }
 }
 
 /* The parent's part, after the init exists. */
@@ -443,58 +498,28 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   if (!m) return crt_error(err, ENOMEM, "create");
   if (c->new_userns) {
     if (crt_ns_write_maps(s->pid, spec, err) < 0) return -1;
-    crt_sync_send(c->sync, CRT_SYNC_MAPS_DONE, NULL, 0, -1);
+    if (tell_init(c, CRT_SYNC_MAPS_DONE, NULL, "tell the init its uid/gid maps are written", err) < 0) return -1;
   }
   if (spec->linux_ && crt_netdev_move(s->pid, &spec->linux_->net_devices, err) < 0) return -1;
   /* state.json already names the planned cgroup (see crt_container_create):
    * a crash from here on leaves nothing delete --force cannot find. */
-  if (c->cgroup_made) {
-    /* v2, prepared: the init was born in it unless clone3 fell back */
-    crt_cgroup_config cc = cgroup_config(s, spec);
-    if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
-    if (crt_cgroup_join(s->cgroup_path, NULL, s->pid, err) < 0) return -1;
-  } else if (*s->cgroup_path) {
-    crt_cgroup_config cc = cgroup_config(s, spec);
-    char *entered = NULL;
-    if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
-    if (strcmp(entered, s->cgroup_path) != 0) { /* e.g. rootless: nothing made */
-      free(s->cgroup_path);
-      s->cgroup_path = entered;
-      if (crt_state_save(c->opts->root, s, err) < 0) return -1;
-    } else {
-      free(entered);
-    }
-  }
+  if (place_in_cgroup(c, s, err) < 0) return -1;
   crt_test_point("create:cgroup");
-  crt_sync_send(c->sync, CRT_SYNC_CGROUP_DONE, s->cgroup_path, strlen(s->cgroup_path), -1);
+  if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, err) < 0) return -1;
-  crt_sync_send(c->sync, CRT_SYNC_PRESTART_DONE, NULL, 0, -1);
-  for (;;) {
-    if (crt_sync_recv(c->sync, m, err) < 0) return -1;
-    if (m->type == CRT_SYNC_READY) break;
-    if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
-    if (m->type == CRT_SYNC_SECCOMP_FD) {
-      cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
-      int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, s->pid, sj, err);
-      close(m->fd);
-      if (rc < 0) return -1;
-      crt_sync_send(c->sync, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
-      continue;
-    }
-    return crt_error(err, 0, "unexpected message %u from init", m->type);
-  }
-  return 0;
+  if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
+  return await_ready(c, s, m, err);
 }
 
 /* On cgroup v2 the cgroup is made before the init, which is then cloned
  * straight into it.  The rescue file names it first, so that a crash here
  * leaves nothing that delete --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
-  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || crt_g.systemd_cgroup) return 0;
+  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || c->opts->systemd_cgroup) return 0;
   if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
-  crt_cgroup_config cc = cgroup_config(s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
@@ -629,10 +654,10 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   s->created = now_rfc3339();
   s->owner = strdup("");
   s->dir = strdup(dir);
-  s->systemd = crt_g.systemd_cgroup;
+  s->systemd = c->opts->systemd_cgroup;
   if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || copy_annotations(s, c->spec) < 0)
     return crt_error(err, ENOMEM, "container state");
-  crt_cgroup_config cc = cgroup_config(s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;
   return crt_state_save_spec(s, c->spec, err);
 }
@@ -676,7 +701,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
    * does when the init is visible to other processes while it runs crt. */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, spec->process,
                                   spec->hooks && spec->hooks->start_container.len);
-  if ((!use_stub || joins_pid_ns(spec) || !spec->process) && crt_ensure_cloned_binary(crt_g.argv0, err) < 0) {
+  if ((!use_stub || joins_pid_ns(spec) || !spec->process) && crt_ensure_cloned_binary(o->argv, err) < 0) {
     crt_spec_free(spec);
     return -1;
   }

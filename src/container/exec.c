@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
-#include "crt/cli.h"
 #include "crt/container.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
@@ -203,6 +202,14 @@ static void kill_process(exec_run *x) {
   waitpid(x->pid, NULL, 0);
 }
 
+/* A message to the process failed: it is gone, and its own error (on the
+ * error pipe) is the one to report when it wrote one. */
+static int tell_failed(exec_run *x, int e, const char *step, crt_err **err) {
+  kill_process(x);
+  if (read_errpipe(x->ep[0], err) < 0) return -1;
+  return crt_error(err, e, "%s", step);
+}
+
 /* Stage 3: the process in its cgroup, its tty, its seccomp agent; until
  * it exec'd (the error pipe's EOF) or failed. */
 static int drive_process(exec_run *x, crt_err **err) {
@@ -212,21 +219,15 @@ static int drive_process(exec_run *x, crt_err **err) {
     kill_process(x);
     return -1;
   }
-  if (crt_sync_send(x->sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1) < 0) {
-    crt_error(err, errno, "tell the process it is in its cgroup");
-    kill_process(x);
-    return -1;
-  }
+  if (crt_sync_send(x->sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1) < 0)
+    return tell_failed(x, errno, "tell the process it is in its cgroup", err);
   if (x->ours_tty >= 0) {
     /* no master means the process failed first: its error is on the pipe */
     cleanup_err crt_err *terr = NULL;
     if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) == 0 &&
         crt_terminal_master_prepare(x->master, &terr) == 0 &&
-        crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1) < 0) {
-      crt_error(err, errno, "tell the process its terminal is ready");
-      kill_process(x);
-      return -1;
-    }
+        crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1) < 0)
+      return tell_failed(x, errno, "tell the process its terminal is ready", err);
   }
   /* The sync socket closes at execve (or failure); before that the process
    * may hand over a seccomp notify fd. */

@@ -27,8 +27,10 @@ void crt_child_fail(const crt_child_report *r, crt_err *err) {
     crt_write_all(r->errpipe, "unable to start container process: ", 35);
     crt_write_all(r->errpipe, m, strlen(m));
   } else {
-    /* nothing else to tell when this fails: the runtime then sees EOF */
-    crt_sync_send(r->sync, CRT_SYNC_ERROR, m, strlen(m), -1);
+    /* An error text may be cut to fit one message.  Nothing else to tell
+     * when this fails: the runtime then sees EOF. */
+    size_t len = strlen(m);
+    crt_sync_send(r->sync, CRT_SYNC_ERROR, m, len < CRT_SYNC_MAX ? len : CRT_SYNC_MAX - 1, -1);
   }
   _exit(r->exit_code);
 }
