@@ -40,6 +40,7 @@
 
 #include "crt/cgroup.h"
 #include "crt/container.h"
+#include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
@@ -245,30 +246,23 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const
                         .argv = p->args.v, .envp = fo->envp};
     stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
   }
-  /* Parked until `start` opens the other end.  The write end is
-   * O_CLOEXEC: start reads EOF exactly when execve has happened. */
-  char fifo_name[32];
-  snprintf(fifo_name, sizeof fifo_name, "%d", c->fifo);
-  int wfd = openat(selffd, fifo_name, O_WRONLY | O_CLOEXEC);
+  /* Parked until `start` opens the other end (see crt/execfifo.h). */
+  int wfd = crt_exec_fifo_park(selffd, c->fifo);
   if (wfd < 0) _exit(1);
-  close(c->fifo);
-  close(selffd);
-  if (write(wfd, "0", 1) != 1) _exit(1);
   int notify_fd = -1;
+  bool hook_failed = false;
   if (stub_failed) goto fail_start;
   if (fo->filter_pending && crt_seccomp_load(fo->filter, &notify_fd, &err) < 0) goto fail_start;
-  if (start_json && crt_hooks_run(&c->spec->hooks->start_container, "startContainer", start_json, &err) < 0) {
-    /* start destroys the container after a failing hook (lifecycle step 7) */
-    crt_write_all(wfd, CRT_FIFO_HOOK_FAILED, 1);
-    goto fail_start;
-  }
+  /* start destroys the container after a failing hook (lifecycle step 7) */
+  hook_failed = start_json && crt_hooks_run(&c->spec->hooks->start_container, "startContainer", start_json, &err) < 0;
+  if (hook_failed) goto fail_start;
   crt_reset_signals();
   crt_cloexec_fds_from(3 + preserve);
   execve(fo->exe, p->args.v, fo->envp);
   crt_error(&err, errno, "exec %s", fo->exe);
 fail_start:
   crt_error_wrap(&err, "unable to start container process");
-  crt_write_all(wfd, err->msg, strlen(err->msg));
+  crt_exec_fifo_fail(wfd, err->msg, hook_failed);
   _exit(1);
 }
 
@@ -612,18 +606,6 @@ static int make_state_dir(const crt_create_opts *o, char *dir, size_t len, int *
   return 0;
 }
 
-static int make_exec_fifo(const char *dir, int *fd, crt_err **err) {
-  char fifo[PATH_MAX + 16];
-  snprintf(fifo, sizeof fifo, "%s/exec.fifo", dir);
-  mode_t old = umask(0);
-  int mr = mkfifo(fifo, 0622);
-  umask(old);
-  if (mr < 0) return crt_error(err, errno, "mkfifo %s", fifo);
-  *fd = open(fifo, O_PATH | O_CLOEXEC);
-  if (*fd < 0) return crt_error(err, errno, "open %s", fifo);
-  return 0;
-}
-
 static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
   const crt_namespace *ns = crt_spec_namespace(spec, t);
   return ns && !ns->path;
@@ -718,7 +700,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
-  if (make_exec_fifo(dir, &c.fifo, err) < 0) goto out;
+  if (crt_exec_fifo_create(dir, &c.fifo, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
   if (start_init(&c, s, &child_sync, err) < 0) goto out;
