@@ -59,7 +59,7 @@ const char *crt_status_name(enum crt_status st);
 /* The runtime-spec state JSON (what `crt state` prints and hooks read). */
 char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty);
 
-/* flock on <root>/<id>/lock, exclusive; returns the fd (O_CLOEXEC). */
+/* flock on the directory <root>/<id>, exclusive; returns the fd (O_CLOEXEC). */
 int crt_container_lock(const char *root, const char *id, crt_err **err);
 
 /* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
