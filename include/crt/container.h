@@ -59,18 +59,12 @@ const char *crt_status_name(enum crt_status st);
 /* The runtime-spec state JSON (what `crt state` prints and hooks read). */
 char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty);
 
-/* flock on <root>/<id>/lock, exclusive; returns the fd (O_CLOEXEC). */
+/* flock on the directory <root>/<id>, exclusive; returns the fd (O_CLOEXEC). */
 int crt_container_lock(const char *root, const char *id, crt_err **err);
 
 /* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
  * *zombie set when the state is Z or X. */
 uint64_t crt_proc_start_time(pid_t pid, bool *zombie);
-
-/* The exec FIFO, read by start: "0" once the init opened it, then EOF when
- * the user program was exec'd, or an error message.  A message after this
- * byte is a failing startContainer hook: start then destroys the
- * container (runtime.md lifecycle step 7 -> 12). */
-#define CRT_FIFO_HOOK_FAILED "\2"
 
 /* The config is fixed at create (runtime-spec: later changes to the
  * bundle's config.json MUST NOT affect the container): create saves the

@@ -20,6 +20,10 @@ typedef struct {
   /* run in the foreground with a terminal and no console socket: the
    * master comes back on *tty_sock_out for the caller to copy. */
   bool foreground_tty;
+  /* from the global flags: the container layer does not read the CLI's */
+  char **argv;                /* crt's own command line, for the sealed re-exec */
+  bool systemd_cgroup;        /* --systemd-cgroup */
+  bool rootless;              /* not root, or --rootless true: no cgroup is an error only when asked for */
 } crt_create_opts;
 
 typedef struct {

@@ -17,7 +17,7 @@ enum crt_sync_type {
   CRT_SYNC_PRESTART_DONE,  /* parent -> child */
   CRT_SYNC_SECCOMP_FD,     /* child -> parent: seccomp notify fd attached */
   CRT_SYNC_SECCOMP_DONE,   /* parent -> child */
-  CRT_SYNC_READY,          /* child -> parent: parked on the exec FIFO (create) */
+  CRT_SYNC_READY,          /* child -> parent: set up; it parks on the exec FIFO next (create) */
   CRT_SYNC_ERROR,          /* child -> parent: payload: message */
   CRT_SYNC_TTY_DONE,       /* parent -> child (exec -t foreground): master modes set */
 };

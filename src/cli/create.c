@@ -75,6 +75,9 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
   if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return -1;
   o->id = argv[optind];
   o->root = crt_g.root;
+  o->argv = crt_g.argv0;
+  o->systemd_cgroup = crt_g.systemd_cgroup;
+  o->rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true");
   return 0;
 }
 

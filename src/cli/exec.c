@@ -149,7 +149,8 @@ static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **arg
   return 0;
 }
 
-int crt_cmd_exec(int argc, char **argv) {
+/* argv into f and o: 0, 1 after --help, -1 on a usage error. */
+static int parse_flags(int argc, char **argv, exec_flags *f, crt_exec_opts *o) {
   enum { O_CONSOLE = 256, O_CWD, O_PIDFILE, O_LABEL, O_APPARMOR, O_NNP, O_PRESERVE, O_CGROUP, O_IGNPAUSED };
   static const struct option opts[] = {
       {"console-socket", required_argument, NULL, O_CONSOLE}, {"cwd", required_argument, NULL, O_CWD},
@@ -161,44 +162,78 @@ int crt_cmd_exec(int argc, char **argv) {
       {"cap", required_argument, NULL, 'c'},                  {"preserve-fds", required_argument, NULL, O_PRESERVE},
       {"cgroup", required_argument, NULL, O_CGROUP},          {"ignore-paused", no_argument, NULL, O_IGNPAUSED},
       {"help", no_argument, NULL, 'h'},                       {NULL, 0, NULL, 0}};
-  exec_flags f = {0};
-  crt_exec_opts o = {.root = crt_g.root};
-  int c, rc = 1;
-  crt_spec *spec = NULL;
-  crt_process *fileproc = NULL;
-  crt_state *s = NULL;
-  cleanup_err crt_err *err = NULL;
-  cleanup_free char *origin = NULL;
+  int c;
   while ((c = crt_getopt(argc, argv, "+e:tu:g:p:dc:h", opts, argv[0])) != -1) {
     switch (c) {
-    case O_CONSOLE: o.console_socket = optarg; break;
-    case O_CWD: f.cwd = optarg; break;
-    case 'e': strv_push(&f.env, optarg); break;
-    case 't': f.tty = true; break;
-    case 'u': f.user = optarg; break;
-    case 'g': strv_push(&f.gids, optarg); break;
-    case 'p': f.process_file = optarg; break;
-    case 'd': o.detach = true; break;
-    case O_PIDFILE: o.pid_file = optarg; break;
-    case O_LABEL: f.label = optarg; break;
-    case O_APPARMOR: f.apparmor = optarg; break;
-    case O_NNP: f.no_new_privs = true; break;
-    case 'c': strv_push(&f.caps, optarg); break;
+    case O_CONSOLE: o->console_socket = optarg; break;
+    case O_CWD: f->cwd = optarg; break;
+    case 'e': strv_push(&f->env, optarg); break;
+    case 't': f->tty = true; break;
+    case 'u': f->user = optarg; break;
+    case 'g': strv_push(&f->gids, optarg); break;
+    case 'p': f->process_file = optarg; break;
+    case 'd': o->detach = true; break;
+    case O_PIDFILE: o->pid_file = optarg; break;
+    case O_LABEL: f->label = optarg; break;
+    case O_APPARMOR: f->apparmor = optarg; break;
+    case O_NNP: f->no_new_privs = true; break;
+    case 'c': strv_push(&f->caps, optarg); break;
     case O_PRESERVE: {
       char *end;
       long n = strtol(optarg, &end, 10);
       if (*end || n < 0 || n > 1 << 20) {
         crt_usage_error(argv[0], "invalid value \"%s\" for flag --preserve-fds", optarg);
-        goto out;
+        return -1;
       }
-      o.preserve_fds = (int)n;
+      o->preserve_fds = (int)n;
       break;
     }
-    case O_CGROUP: o.cgroup = optarg; break;
-    case O_IGNPAUSED: o.ignore_paused = true; break;
-    case 'h': usage(); rc = 0; goto out;
-    default: goto out;
+    case O_CGROUP: o->cgroup = optarg; break;
+    case O_IGNPAUSED: o->ignore_paused = true; break;
+    case 'h': usage(); return 1;
+    default: return -1;
     }
+  }
+  return 0;
+}
+
+typedef struct {
+  crt_spec *spec;
+  crt_process *fileproc;
+  crt_state *s;
+  char *origin;
+} exec_process_src;
+
+/* o->process from -p, or from the saved config and the flags: 0, -1 with
+ * *err (an exec failure), or 1 (a usage error, already reported). */
+static int build_process(exec_flags *f, crt_exec_opts *o, int nargs, char **args, const char *cmd,
+                         exec_process_src *src, crt_err **err) {
+  if (f->process_file) {
+    if (crt_process_load(f->process_file, &src->fileproc, err) < 0) return -1;
+    o->process = src->fileproc;
+    if (asprintf(&src->origin, "in %s", f->process_file) < 0) src->origin = NULL;
+    o->cwd_origin = src->origin;
+    return 0;
+  }
+  if (check_flags(f, err) < 0) return -1;
+  o->cwd_origin = f->cwd ? "by --cwd" : "in config.json";
+  if (crt_state_load(o->root, o->id, &src->s, err) < 0 || crt_state_load_spec(src->s, &src->spec, err) < 0) return -1;
+  if (!src->spec->process) return crt_error(err, 0, "config.json: .process: missing");
+  if (apply_flags(src->spec->process, f, nargs - 1, args, cmd) < 0) return 1;
+  o->process = src->spec->process;
+  return 0;
+}
+
+int crt_cmd_exec(int argc, char **argv) {
+  exec_flags f = {0};
+  crt_exec_opts o = {.root = crt_g.root};
+  int rc = 1;
+  exec_process_src src = {0};
+  cleanup_err crt_err *err = NULL;
+  int parsed = parse_flags(argc, argv, &f, &o);
+  if (parsed != 0) {
+    rc = parsed > 0 ? 0 : 1;
+    goto out;
   }
   int nargs = argc - optind;
   if (crt_require_args(argv[0], nargs, 1, -1, "at least 1 argument") < 0) goto out;
@@ -212,22 +247,9 @@ int crt_cmd_exec(int argc, char **argv) {
    * write to the binary once we exit (CVE-2019-5736).  The re-exec starts
    * this command over, so it comes before anything is read (-p /dev/stdin). */
   if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) goto fail;
-  if (f.process_file) {
-    if (crt_process_load(f.process_file, &fileproc, &err) < 0) goto fail;
-    o.process = fileproc;
-    if (asprintf(&origin, "in %s", f.process_file) < 0) origin = NULL;
-    o.cwd_origin = origin;
-  } else {
-    if (check_flags(&f, &err) < 0) goto fail;
-    o.cwd_origin = f.cwd ? "by --cwd" : "in config.json";
-    if (crt_state_load(crt_g.root, o.id, &s, &err) < 0 || crt_state_load_spec(s, &spec, &err) < 0) goto fail;
-    if (!spec->process) {
-      crt_error(&err, 0, "config.json: .process: missing");
-      goto fail;
-    }
-    if (apply_flags(spec->process, &f, nargs - 1, argv + optind + 1, argv[0]) < 0) goto out;
-    o.process = spec->process;
-  }
+  int built = build_process(&f, &o, nargs, argv + optind + 1, argv[0], &src, &err);
+  if (built > 0) goto out;
+  if (built < 0) goto fail;
   if (!o.detach) prctl(PR_SET_CHILD_SUBREAPER, 1);
   int status = 255;
   if (crt_container_exec(&o, &status, &err) < 0) {
@@ -246,8 +268,9 @@ out:
   strv_clear(&f.env);
   strv_clear(&f.caps);
   strv_clear(&f.gids);
-  crt_process_free(fileproc);
-  crt_spec_free(spec);
-  crt_state_free(s);
+  crt_process_free(src.fileproc);
+  crt_spec_free(src.spec);
+  crt_state_free(src.s);
+  free(src.origin);
   return rc;
 }

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
-#include "crt/cli.h"
 #include "crt/container.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
@@ -26,100 +25,65 @@
 #include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
+#include "finalize.h"
 
 typedef struct {
   const crt_exec_opts *o;
   const crt_spec *spec;
   pid_t init_pid;
   int sync, errpipe, console;
+  crt_child_report rep; /* errors go to errpipe */
   int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
   bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
 } exec_ctx;
 
-static void child_fail(int errpipe, crt_err *err) {
-  const char *m = err && err->msg ? err->msg : "unknown error";
-  crt_write_all(errpipe, "unable to start container process: ", 35);
-  crt_write_all(errpipe, m, strlen(m));
-  _exit(255);
-}
-
-#define XTRY(expr)                            \
-  do {                                        \
-    if ((expr) < 0) child_fail(c->errpipe, err); \
-  } while (0)
-
 static void exec_process(exec_ctx *c) {
   crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
   const crt_process *p = c->o->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
-  XTRY(crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   /* execCPUAffinity.final applies once in the cgroup; without it an
    * initial list is undone (every CPU the cgroup's cpuset allows) */
   const crt_exec_cpu_affinity *aff = p->exec_cpu_affinity;
-  if (aff && (aff->initial || aff->final)) XTRY(crt_set_cpu_list(aff->final, &err));
+  if (aff && (aff->initial || aff->final)) CHILD_TRY(r, crt_set_cpu_list(aff->final, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
       crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
-      child_fail(c->errpipe, err);
+      crt_child_fail(r, err);
     }
     close(c->cgns_fd);
   }
-  if (p->terminal) XTRY(crt_terminal_setup(p, c->console, false, &err));
-  else XTRY(crt_new_session(&err));
-  if (c->console >= 0) close(c->console);
+  CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, &err));
   /* foreground tty: wait until the runtime has set the master's modes */
-  if (p->terminal && !c->o->console_socket) XTRY(crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
-  cleanup_free char *exe = NULL;
-  XTRY(crt_find_executable(p, &exe, &err));
-  /* made before any seccomp filter can refuse memfd_create */
-  int stub = c->use_stub ? crt_stub_open(&err) : -1;
-  if (c->use_stub && stub < 0) child_fail(c->errpipe, err);
-  crt_seccomp_filter *filter = NULL;
-  const crt_seccomp *sc = c->spec->linux_ ? c->spec->linux_->seccomp : NULL;
-  if (sc) XTRY(crt_seccomp_compile(sc, &filter, &err));
-  XTRY(crt_set_rlimits(p, &err));
-  XTRY(crt_set_process_attrs(c->spec, p, &err));
-  prctl(PR_SET_DUMPABLE, 0); /* until execve: see init_main in create.c */
-  XTRY(crt_caps_prepare(p->capabilities, &err));
-  XTRY(crt_set_cwd(p, c->o->cwd_origin ? c->o->cwd_origin : "in config.json", &err));
-  char **envp = crt_build_env(p, NULL);
-  int notify_fd = -1;
-  /* before setuid clears the effective set: loading needs CAP_SYS_ADMIN */
-  if (filter && !p->no_new_privileges) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  XTRY(crt_fix_stdio_owner(p->user.uid, &err));
-  XTRY(crt_set_user(p, crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, &err));
-  XTRY(crt_caps_apply(p->capabilities, &err));
-  if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-    crt_error(&err, errno, "prctl(PR_SET_NO_NEW_PRIVS)");
-    child_fail(c->errpipe, err);
-  }
-  XTRY(crt_lsm_apply(p, &err));
-  /* with no_new_privs and no agent to serve, the stub loads the filter */
-  bool late = filter && crt_seccomp_late(sc, p);
-  if (filter && p->no_new_privileges && !(late && stub >= 0)) XTRY(crt_seccomp_load(filter, &notify_fd, &err));
-  if (notify_fd >= 0) {
-    /* the seccomp agent gets the fd through the runtime, as for create */
-    crt_sync_send(c->sync, CRT_SYNC_SECCOMP_FD, NULL, 0, notify_fd);
-    close(notify_fd);
-    XTRY(crt_sync_expect(c->sync, CRT_SYNC_SECCOMP_DONE, m, &err));
-  }
+  if (p->terminal && !c->o->console_socket) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
+  crt_finalize_in fin = {.spec = c->spec, .p = p, .cwd_origin = c->o->cwd_origin ? c->o->cwd_origin : "in config.json",
+                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, .use_stub = c->use_stub,
+                         .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
   prctl(PR_SET_PDEATHSIG, 0);
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
-  if (stub >= 0) {
-    crt_stub_args sa = {.stub = stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
-                        .filter = late ? filter : NULL, .exit_code = 255, .exe = exe, .argv = p->args.v, .envp = envp};
+  if (fo.stub >= 0) {
+    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
+                        .filter = fo.filter_pending ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
+                        .argv = p->args.v, .envp = fo.envp};
     crt_stub_exec(&sa, &err);
-    child_fail(c->errpipe, err);
+    crt_child_fail(r, err);
   }
-  execve(exe, p->args.v, envp);
-  crt_error(&err, errno, "exec %s", exe);
-  child_fail(c->errpipe, err);
+  execve(fo.exe, p->args.v, fo.envp);
+  crt_error(&err, errno, "exec %s", fo.exe);
+  crt_child_fail(r, err);
+}
+
+static void exec_entry(void *c) {
+  exec_process(c);
 }
 
 /* Joins the container's namespaces, then clones the process as the
@@ -134,18 +98,9 @@ static void joiner(exec_ctx *c) {
   /* execCPUAffinity.initial: where the process runs before it joins the
    * container's cgroup (inherited by the clone below) */
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
-  if (aff && aff->initial && crt_set_cpu_list(aff->initial, &err) < 0) child_fail(c->errpipe, err);
-  if (crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err) < 0) child_fail(c->errpipe, err);
-  pid_t pid = crt_clone_into(CLONE_PARENT, c->cgroup_fd);
-  if (pid < 0) {
-    crt_error(&err, errno, "clone");
-    child_fail(c->errpipe, err);
-  }
-  if (pid == 0) exec_process(c);
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%d", pid);
-  crt_sync_send(c->sync, CRT_SYNC_PID, buf, (size_t)n, -1);
-  _exit(0);
+  if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
+  CHILD_TRY(&c->rep, crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err));
+  crt_joiner_clone(0, c->cgroup_fd, "clone", &c->rep, exec_entry, c);
 }
 
 static int read_errpipe(int fd, crt_err **err) {
@@ -169,27 +124,9 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
     int rc = crt_seccomp_send_listener(spec->linux_->seccomp, m->fd, pid, json, err);
     close(m->fd);
     if (rc < 0) return -1;
-    crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1);
+    if (crt_sync_send(sock, CRT_SYNC_SECCOMP_DONE, NULL, 0, -1) < 0)
+      return crt_error(err, errno, "tell the process its seccomp agent has the notify fd");
   }
-}
-
-static int open_console(const crt_exec_opts *o, int *console, int *ours, crt_err **err) {
-  *console = *ours = -1;
-  if (!o->process->terminal) {
-    if (o->console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
-    return 0;
-  }
-  if (o->console_socket) {
-    if (!o->detach) return crt_error(err, 0, "cannot use console socket if runc will not detach or allocate tty");
-    *console = crt_console_socket_connect(o->console_socket, err);
-    return *console < 0 ? -1 : 0;
-  }
-  if (o->detach) return crt_error(err, 0, "cannot allocate tty if runc will detach without setting console socket");
-  int sp[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
-  *ours = sp[0];
-  *console = sp[1];
-  return 0;
 }
 
 static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **err) {
@@ -205,119 +142,154 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
   }
 }
 
-int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
-  crt_state *s = NULL;
-  crt_spec *spec = NULL;
-  int rc = -1, ep[2] = {-1, -1}, sp[2] = {-1, -1}, console = -1, ours_tty = -1, master = -1;
-  pid_t pid = 0;
-  /* declared before the first goto: a jump past a cleanup variable's
-   * initialisation would run its cleanup on garbage */
-  cleanup_err crt_err *serr = NULL;
-  *exit_status = 255;
-  if (crt_state_load(o->root, o->id, &s, err) < 0) goto out;
-  if (check_status(s, o, err) < 0) goto out;
-  if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+/* The runtime's side of one exec. */
+typedef struct {
+  const crt_exec_opts *o;
+  crt_state *s;
+  crt_spec *spec;
+  int ep[2], sp[2];     /* error pipe, sync socketpair: [0] ours */
+  int console, ours_tty, master;
+  pid_t pid;            /* the process, once the joiner sent it */
+} exec_run;
+
+/* Stage 1: the container, in a state that takes an exec, and its config. */
+static int load_container(exec_run *x, crt_err **err) {
+  const crt_exec_opts *o = x->o;
+  if (crt_state_load(o->root, o->id, &x->s, err) < 0) return -1;
+  if (check_status(x->s, o, err) < 0) return -1;
+  if (crt_state_load_spec(x->s, &x->spec, err) < 0) return -1;
   /* The caller re-executed from the sealed copy (crt_ensure_cloned_binary):
    * the container's processes can see the one we clone. */
-  if (!crt_exe_is_sealed()) {
-    crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
-    goto out;
-  }
+  if (!crt_exe_is_sealed())
+    return crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
+  return 0;
+}
+
+/* Stage 2: the joiner forked; *serr: the sync error when it sent no pid
+ * (its own message is then on the error pipe). */
+static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
+  const crt_exec_opts *o = x->o;
   /* see crt_container_create: most processes end in crt-stub */
-  bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, o->process, false);
-  if (open_console(o, &console, &ours_tty, err) < 0) goto out;
-  if (pipe2(ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-    crt_error(err, errno, "pipe");
-    goto out;
-  }
-  exec_ctx c = {.o = o, .spec = spec, .init_pid = s->pid, .sync = sp[1], .errpipe = ep[1], .console = console,
-                .cgroup_fd = crt_cgroup_open(s->cgroup_path, o->cgroup), .cgns_fd = -1,
-                .use_stub = use_stub};
+  bool use_stub = crt_stub_usable(x->spec->linux_ ? x->spec->linux_->seccomp : NULL, o->process, false);
+  if (crt_console_open(o->process->terminal, o->console_socket, o->detach, &x->console, &x->ours_tty, err) < 0)
+    return -1;
+  if (pipe2(x->ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sp) < 0)
+    return crt_error(err, errno, "pipe");
+  exec_ctx c = {.o = o, .spec = x->spec, .init_pid = x->s->pid, .sync = x->sp[1], .errpipe = x->ep[1],
+                .console = x->console, .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1,
+                .use_stub = use_stub, .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
   pid_t j = fork();
-  if (j < 0) {
-    crt_error(err, errno, "fork");
-    if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-    goto out;
-  }
   if (j == 0) {
-    close(sp[0]);
-    close(ep[0]);
-    if (ours_tty >= 0) close(ours_tty);
+    close(x->sp[0]);
+    close(x->ep[0]);
+    if (x->ours_tty >= 0) close(x->ours_tty);
     joiner(&c);
   }
-  close(sp[1]);
-  sp[1] = -1;
-  close(ep[1]);
-  ep[1] = -1;
+  int e = errno;
   if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-  if (console >= 0) close(console);
-  console = -1;
-  crt_sync_msg *m = malloc(sizeof *m);
-  int got = m ? crt_sync_expect(sp[0], CRT_SYNC_PID, m, &serr) : -1;
-  waitpid(j, NULL, 0);
-  if (got == 0) pid = (pid_t)atoi(m->data);
-  free(m);
-  if (got < 0) {
-    /* The joiner failed: its message is on the error pipe. */
-    if (read_errpipe(ep[0], err) == 0) crt_error(err, 0, "%s", serr ? serr->msg : "exec failed");
-    goto out;
+  if (j < 0) return crt_error(err, e, "fork");
+  /* the joiner's ends */
+  close(x->sp[1]);
+  close(x->ep[1]);
+  x->sp[1] = x->ep[1] = -1;
+  if (x->console >= 0) close(x->console);
+  x->console = -1;
+  return crt_joiner_wait(x->sp[0], j, &x->pid, serr);
+}
+
+static void kill_process(exec_run *x) {
+  kill(x->pid, SIGKILL);
+  waitpid(x->pid, NULL, 0);
+}
+
+/* A message to the process failed: it is gone, and its own error (on the
+ * error pipe) is the one to report when it wrote one. */
+static int tell_failed(exec_run *x, int e, const char *step, crt_err **err) {
+  kill_process(x);
+  if (read_errpipe(x->ep[0], err) < 0) return -1;
+  return crt_error(err, e, "%s", step);
+}
+
+/* Stage 3: the process in its cgroup, its tty, its seccomp agent; until
+ * it exec'd (the error pipe's EOF) or failed. */
+static int drive_process(exec_run *x, crt_err **err) {
+  const crt_exec_opts *o = x->o;
+  const crt_state *s = x->s;
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, x->pid, err) < 0) {
+    kill_process(x);
+    return -1;
   }
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, pid, err) < 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    goto out;
-  }
-  crt_sync_send(sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1);
-  if (ours_tty >= 0) {
+  if (crt_sync_send(x->sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1) < 0)
+    return tell_failed(x, errno, "tell the process it is in its cgroup", err);
+  if (x->ours_tty >= 0) {
     /* no master means the process failed first: its error is on the pipe */
     cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_recv_master(ours_tty, &master, &terr) == 0 && crt_terminal_master_prepare(master, &terr) == 0)
-      crt_sync_send(sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1);
+    if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) == 0 &&
+        crt_terminal_master_prepare(x->master, &terr) == 0 &&
+        crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1) < 0)
+      return tell_failed(x, errno, "tell the process its terminal is ready", err);
   }
   /* The sync socket closes at execve (or failure); before that the process
    * may hand over a seccomp notify fd. */
-  if (serve_seccomp(sp[0], spec, s, pid, err) < 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+  if (serve_seccomp(x->sp[0], x->spec, s, x->pid, err) < 0) {
+    kill_process(x);
+    return -1;
+  }
+  if (read_errpipe(x->ep[0], err) < 0) {
+    waitpid(x->pid, NULL, 0);
+    return -1;
+  }
+  return 0;
+}
+
+static int write_pid_file(exec_run *x, crt_err **err) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", x->pid);
+  if (crt_write_file_atomic(x->o->pid_file, buf, (size_t)n, 0644, err) < 0) {
+    /* as runc: a process nobody can find by its pid file is not left running */
+    kill_process(x);
+    return -1;
+  }
+  return 0;
+}
+
+static void close_run(exec_run *x) {
+  for (int i = 0; i < 2; i++) {
+    if (x->ep[i] >= 0) close(x->ep[i]);
+    if (x->sp[i] >= 0) close(x->sp[i]);
+  }
+  if (x->console >= 0) close(x->console);
+  if (x->ours_tty >= 0) close(x->ours_tty);
+  if (x->master >= 0) close(x->master);
+  crt_spec_free(x->spec);
+  crt_state_free(x->s);
+}
+
+int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
+  exec_run x = {.o = o, .ep = {-1, -1}, .sp = {-1, -1}, .console = -1, .ours_tty = -1, .master = -1};
+  int rc = -1;
+  cleanup_err crt_err *serr = NULL;
+  *exit_status = 255;
+  if (load_container(&x, err) < 0) goto out;
+  if (spawn_process(&x, &serr, err) < 0) {
+    /* The joiner failed: its message is on the error pipe. */
+    if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;
   }
-  if (read_errpipe(ep[0], err) < 0) {
-    waitpid(pid, NULL, 0);
-    goto out;
-  }
-  if (o->pid_file) {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%d", pid);
-    if (crt_write_file_atomic(o->pid_file, buf, (size_t)n, 0644, err) < 0) {
-      /* as runc: a process nobody can find by its pid file is not left running */
-      kill(pid, SIGKILL);
-      waitpid(pid, NULL, 0);
-      goto out;
-    }
-  }
+  if (drive_process(&x, err) < 0) goto out;
+  if (o->pid_file && write_pid_file(&x, err) < 0) goto out;
+  rc = 0;
   if (o->detach) {
     *exit_status = 0;
-    rc = 0;
     goto out;
   }
-  if (master >= 0) {
+  if (x.master >= 0) {
     cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_copy_loop_forward(master, pid, &terr) < 0) crt_warn("%s", terr->msg);
-    close(master);
-    master = -1;
+    if (crt_terminal_copy_loop_forward(x.master, x.pid, &terr) < 0) crt_warn("%s", terr->msg);
   }
-  *exit_status = crt_wait_forward(pid);
-  rc = 0;
+  *exit_status = crt_wait_forward(x.pid);
 out:
   if (rc < 0) crt_error_wrap(err, "exec failed");
-  for (int i = 0; i < 2; i++) {
-    if (ep[i] >= 0) close(ep[i]);
-    if (sp[i] >= 0) close(sp[i]);
-  }
-  if (console >= 0) close(console);
-  if (ours_tty >= 0) close(ours_tty);
-  if (master >= 0) close(master);
-  crt_spec_free(spec);
-  crt_state_free(s);
+  close_run(&x);
   return rc;
 }

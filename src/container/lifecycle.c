@@ -16,6 +16,7 @@
 
 #include "crt/cgroup.h"
 #include "crt/container.h"
+#include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
@@ -85,39 +86,6 @@ static int load_locked(const char *root, const char *id, crt_state **s, int *loc
   return 0;
 }
 
-/* Reads the exec FIFO until EOF: "0" then EOF means the user process was
- * exec'd; anything after "0" is the init's error message. */
-static int await_exec(const crt_state *s, int fd, bool *hook_failed, crt_err **err) {
-  char buf[4096];
-  size_t len = 0;
-  for (;;) {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int r = poll(&p, 1, 100);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) {
-      if (crt_state_status(s) == CRT_STATUS_STOPPED)
-        return crt_error(err, 0, "container init exited before the user process started");
-      continue;
-    }
-    ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n < 0) return crt_error(err, errno, "read exec fifo");
-    if (n == 0) {
-      if (len == 0) continue; /* no writer yet */
-      break;
-    }
-    len += (size_t)n;
-    if (len >= sizeof buf - 1) break;
-  }
-  buf[len] = 0;
-  if (len <= 1) return 0;
-  char *msg = buf + 1;
-  *hook_failed = *msg == CRT_FIFO_HOOK_FAILED[0];
-  if (*hook_failed) msg++;
-  cleanup_free char *stub = crt_stub_message(msg);
-  return crt_error(err, 0, "%s", stub ? stub : msg);
-}
-
 static int destroy(crt_state *s, crt_err **err);
 
 /* A failing startContainer or poststart hook: "generate an error, stop the
@@ -150,17 +118,10 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
     crt_error(err, 0, "config.json: .process: not set; the runtime-spec requires it at start");
     goto out;
   }
-  char fifo[PATH_MAX];
-  snprintf(fifo, sizeof fifo, "%s/exec.fifo", s->dir);
-  fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    crt_error(err, errno, "open %s", fifo);
-    goto out;
-  }
-  unlink(fifo);
+  if (crt_exec_fifo_release(s->dir, &fd, err) < 0) goto out;
   crt_test_point("start:fifo");
   bool hook_failed = false;
-  if (await_exec(s, fd, &hook_failed, err) < 0) {
+  if (crt_exec_fifo_await(fd, s, &hook_failed, err) < 0) {
     if (hook_failed) stop_and_destroy(s);
     else signal_init(s, SIGKILL);
     goto out;

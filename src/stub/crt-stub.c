@@ -23,6 +23,9 @@
 #include <linux/prctl.h>
 #include <linux/seccomp.h>
 
+/* the FIFO's protocol (its hosted half is src/container/execfifo.c) */
+#include "../../include/crt/execfifo.h"
+
 #define PARAM "_CRT_STUB="
 
 #if defined(__x86_64__)
@@ -128,15 +131,16 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
   if (*p == ' ') p++;
   const char *exe = p;
   if (fifo >= 0) {
-    /* Parked here until `start` opens the FIFO for reading.  The write end
-     * is O_CLOEXEC: start reads EOF exactly when execve has happened. */
+    /* Parked here until `start` opens the FIFO for reading, as
+     * crt_exec_fifo_park does.  The write end is O_CLOEXEC: start reads
+     * EOF exactly when execve has happened. */
     char name[24];
     name[fmt_num(name, (unsigned long)fifo)] = 0;
     long w = sys(__NR_openat, selffd, (long)name, O_WRONLY | O_CLOEXEC, 0, 0);
     if (w < 0) leave(code);
     sys(__NR_close, fifo, 0, 0, 0, 0);
     sys(__NR_close, selffd, 0, 0, 0, 0);
-    if (sys(__NR_write, w, (long)"0", 1, 0, 0) != 1) leave(code);
+    if (sys(__NR_write, w, (long)CRT_FIFO_OPENED, 1, 0, 0) != 1) leave(code);
     errfd = w;
   } else if (errfd >= 0) {
     sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);

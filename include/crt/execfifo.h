@@ -1,0 +1,53 @@
+/* The exec FIFO (src/container/execfifo.c): <state dir>/exec.fifo, from
+ * create until start.  The parked init opens it for writing, which blocks
+ * until `start` opens it for reading; the init then writes
+ * CRT_FIFO_OPENED, and its write end is O_CLOEXEC, so start reads EOF
+ * exactly when the user's execve happened.  Anything after the first byte
+ * is the init's error message.  While the FIFO exists the container is
+ * "created".
+ *
+ * The protocol part is also included by crt-stub (freestanding), which
+ * parks on the FIFO with raw system calls. */
+#ifndef CRT_EXECFIFO_H
+#define CRT_EXECFIFO_H
+
+#define CRT_FIFO_NAME "exec.fifo"
+/* written by the init once start opened the FIFO */
+#define CRT_FIFO_OPENED "0"
+/* After CRT_FIFO_OPENED: a failing startContainer hook's message follows;
+ * start then destroys the container (runtime.md lifecycle step 7 -> 12). */
+#define CRT_FIFO_HOOK_FAILED "\2"
+
+#if __STDC_HOSTED__
+#include <stdbool.h>
+
+#include "crt/container.h"
+#include "crt/error.h"
+
+/* create: makes the FIFO in dir and opens it O_PATH (*path_fd), the fd
+ * the init reopens it through. */
+int crt_exec_fifo_create(const char *dir, int *path_fd, crt_err **err);
+
+/* The init, when crt itself runs up to execve: reopens path_fd for
+ * writing through selffd (crt_proc_self_fd), parked there until start,
+ * and writes CRT_FIFO_OPENED.  Closes path_fd and selffd.  Returns the
+ * write end, or -1 (nobody to tell then: start sees the init die). */
+int crt_exec_fifo_park(int selffd, int path_fd);
+
+/* The parked init's failure after the FIFO opened, for start to print. */
+void crt_exec_fifo_fail(int wfd, const char *msg, bool hook_failed);
+
+/* start: opens the read end (the init's open returns) and removes the
+ * FIFO: the container is no longer "created". */
+int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err);
+
+/* start: reads fd until EOF.  0: the user process was exec'd.  The
+ * init's error otherwise (*hook_failed: a startContainer hook's); an init
+ * that dies without writing is noticed through s's status. */
+int crt_exec_fifo_await(int fd, const crt_state *s, bool *hook_failed, crt_err **err);
+
+/* Whether dir still holds the FIFO (created, not started). */
+bool crt_exec_fifo_exists(const char *dir);
+#endif
+
+#endif

@@ -1,0 +1,284 @@
+/* create's init side: the cloned process, from its new namespaces to the
+ * exec FIFO (the stages of init_main), and the joiner of a two-stage
+ * spawn.  The runtime side and the sync steps: create.c. */
+#define _GNU_SOURCE
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "crt/execfifo.h"
+#include "crt/fs.h"
+#include "crt/hooks.h"
+#include "crt/process.h"
+#include "crt/rootfs.h"
+#include "crt/security.h"
+#include "crt/stub.h"
+#include "crt/sync.h"
+
+static int write_offsets(const crt_spec *spec, crt_err **err) {
+  const crt_linux *l = spec->linux_;
+  char buf[256];
+  for (size_t i = 0; l && i < l->n_time_offsets; i++) {
+    int n = snprintf(buf, sizeof buf, "%s %lld %u\n", l->time_offsets[i].clock, (long long)l->time_offsets[i].secs,
+                     l->time_offsets[i].nanosecs);
+    if (crt_write_file("/proc/self/timens_offsets", buf, (size_t)n, 0, err) < 0)
+      return crt_error_wrap(err, "timeOffsets %s", l->time_offsets[i].clock);
+  }
+  return 0;
+}
+
+/* The state given to hooks run in the container's namespaces: its pid is
+ * the one the container sees (config.md, state "pid"; runc passes 1). */
+static char *container_view_json(const init_ctx *c, enum crt_status st) {
+  crt_state v = *c->state;
+  v.pid = getpid();
+  return crt_state_json(&v, st, false);
+}
+
+/* A config without process: the container exists (create succeeded, as
+ * the spec allows) but start refuses it, so the init only waits to be
+ * killed; it runs from crt's sealed copy (see crt_container_create). */
+static void park_without_process(init_ctx *c) {
+  prctl(PR_SET_PDEATHSIG, 0);
+  if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
+    crt_err *err = NULL;
+    crt_error(&err, errno, "tell the runtime the init is ready");
+    crt_child_fail(&c->rep, err);
+  }
+  close(c->sync);
+  close_range(3, ~0U, 0); /* nothing of the runtime's stays open */
+  for (;;) pause();
+}
+
+/* After READY the parked init (crt-stub) still opens the exec FIFO, which
+ * needs one free fd below RLIMIT_NOFILE.  Without one it would die unseen
+ * after create reported success; runc fails create then ("too many open
+ * files"), and so does crt, here, while errors still reach create.  The
+ * sync socket is closed after READY, so its slot counts as free. */
+static int check_fd_for_fifo(int sync, crt_err **err) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || (rlim_t)sync < rl.rlim_cur) return 0;
+  int fd = fcntl(sync, F_DUPFD_CLOEXEC, 0);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  /* F_DUPFD says EINVAL when the limit is 0 */
+  return crt_error(err, errno == EINVAL ? EMFILE : errno, "open the exec fifo with process.rlimits RLIMIT_NOFILE %llu",
+                   (unsigned long long)rl.rlim_cur);
+}
+
+/* Stage 1: root in the user namespace, in the cgroup (and its namespace).
+ * Returns the cgroup path the mounts use. */
+static char *init_enter(init_ctx *c, crt_sync_msg *m) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (c->lock >= 0) close(c->lock);
+  /* a host cgroupfs directory: never held inside the container */
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  if (c->new_userns) {
+    CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
+    if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
+      crt_error(&err, errno, "become root in the user namespace (is uid/gid 0 mapped?)");
+      crt_child_fail(r, err);
+    }
+  }
+  /* Born in its final cgroup (v2, made before the clone, clone3): the
+   * parent's cgroup configuration overlaps our mounts, and CGROUP_DONE is
+   * only awaited before the prestart hooks (init_mount).  Otherwise the
+   * parent moves us into the cgroup first (the cgroup namespace is rooted
+   * where we are). */
+  if (!c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  char *cgroup_path = strdup(c->born_in_cgroup ? c->cgroup_path : m->data);
+  if (!cgroup_path) {
+    crt_error(&err, ENOMEM, "cgroup path");
+    crt_child_fail(r, err);
+  }
+  if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
+    crt_error(&err, errno, "unshare cgroup namespace");
+    crt_child_fail(r, err);
+  }
+  return cgroup_path;
+}
+
+/* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
+ * and createRuntime hooks. */
+static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_msg *m) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
+  /* Sysctls before the prestart hooks: network hooks rely on them. */
+  CHILD_TRY(r, crt_set_sysctls(spec, &err));
+  CHILD_TRY(r, crt_set_hostname(spec, &err));
+  CHILD_TRY(r, crt_loopback_up(spec, &err));
+  /* Relative bind sources are relative to the bundle, as in runc. */
+  if (chdir(c->bundle) < 0) {
+    crt_error(&err, errno, "chdir to bundle %s", c->bundle);
+    crt_child_fail(r, err);
+  }
+  if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
+  crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
+  rc->idmap_fds = c->idmap_fds = NULL;
+  if (c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
+    crt_error(&err, errno, "ask the runtime for the prestart hooks");
+    crt_child_fail(r, err);
+  }
+  CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+}
+
+/* Stage 3: createContainer hooks, into the new root, the terminal, the
+ * root made read-only and masked, the session keyring. */
+static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
+  const crt_process *p = spec->process;
+  if (spec->hooks && spec->hooks->create_container.len) {
+    cleanup_free char *json = container_view_json(c, CRT_STATUS_CREATED);
+    if (!json) CHILD_TRY(r, crt_error(&err, ENOMEM, "createContainer hooks: state"));
+    /* as in runc, whose init has taken process.env and sits in the rootfs */
+    char *no_env[] = {NULL};
+    crt_hook_place at = {.dir = c->rootfs, .env = p && p->env.v ? p->env.v : no_env};
+    CHILD_TRY(r, crt_hooks_run_at(&spec->hooks->create_container, "createContainer", &at, json, &err));
+  }
+  if (mntns) {
+    CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
+  } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
+    crt_error(&err, errno, "chroot %s", c->rootfs);
+    crt_child_fail(r, err);
+  }
+  /* A missing cwd is made, as runc does (root-owned, 0755): in the new
+   * root, where no path resolves outside it, and before it turns
+   * read-only.  exec does not do this (nor does runc). */
+  if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
+  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, &err));
+  else if (c->console >= 0) close(c->console);
+  if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
+  if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
+}
+
+/* Stage 5: READY sent, parked on the exec FIFO until `start` opens it
+ * (in crt-stub, or here when crt itself must run up to execve). */
+static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const char *start_json, int preserve) {
+  crt_err *err = NULL;
+  const crt_process *p = c->spec->process;
+  /* From here on the runtime may exit: do not die with it. */
+  prctl(PR_SET_PDEATHSIG, 0);
+  if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
+    crt_error(&err, errno, "tell the runtime the init is ready");
+    crt_child_fail(&c->rep, err);
+  }
+  close(c->sync);
+  bool stub_failed = false;
+  if (fo->stub >= 0) {
+    /* The stub parks on the FIFO, loads a late filter and execs. */
+    crt_reset_signals();
+    crt_cloexec_fds_from(3 + preserve);
+    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
+                        .filter = fo->filter_pending ? fo->filter : NULL, .exit_code = 1, .exe = fo->exe,
+                        .argv = p->args.v, .envp = fo->envp};
+    stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
+  }
+  /* Parked until `start` opens the other end (see crt/execfifo.h). */
+  int wfd = crt_exec_fifo_park(selffd, c->fifo);
+  if (wfd < 0) _exit(1);
+  int notify_fd = -1;
+  bool hook_failed = false;
+  if (stub_failed) goto fail_start;
+  if (fo->filter_pending && crt_seccomp_load(fo->filter, &notify_fd, &err) < 0) goto fail_start;
+  /* start destroys the container after a failing hook (lifecycle step 7) */
+  crt_hook_place at = {.env = fo->envp}; /* the process's environment, as runc's */
+  hook_failed = start_json &&
+                crt_hooks_run_at(&c->spec->hooks->start_container, "startContainer", &at, start_json, &err) < 0;
+  if (hook_failed) goto fail_start;
+  crt_reset_signals();
+  crt_cloexec_fds_from(3 + preserve);
+  execve(fo->exe, p->args.v, fo->envp);
+  crt_error(&err, errno, "exec %s", fo->exe);
+fail_start:
+  crt_error_wrap(&err, "unable to start container process");
+  crt_exec_fifo_fail(wfd, err->msg, hook_failed);
+  _exit(1);
+}
+
+/* Runs in the final init process; never returns. */
+static void init_main(init_ctx *c) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_spec *spec = c->spec;
+  const crt_process *p = spec->process;
+  crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) _exit(1);
+  c->born_in_cgroup = c->cgroup_made && crt_born_in_cgroup;
+  crt_rootfs_config rc = {.spec = spec,
+                          .rootfs = c->rootfs,
+                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
+                          .new_mount_ns = c->new_mntns,
+                          .cgroup_path = init_enter(c, m),
+                          .idmap_fds = c->idmap_fds};
+  /* Without a mount namespace nothing may be mounted (it would be the
+   * host's): the process is only chrooted into root.path, as in runc. */
+  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
+  init_mount(c, &rc, mntns, m);
+  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
+  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+  if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
+  init_enter_root(c, &rc, mntns);
+  if (!p) park_without_process(c);
+  /* Stage 4: the process itself.  The exec FIFO is reopened through our
+   * fd table in the container's procfs (see crt_proc_self_fd). */
+  int selffd = crt_proc_self_fd(&err);
+  if (selffd < 0) crt_child_fail(r, err);
+  /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
+  int preserve = c->opts->preserve_fds + c->listen_fds;
+  char listen_env[32] = "";
+  const char *extra[3] = {NULL, NULL, NULL};
+  if (c->listen_fds > 0) {
+    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", c->listen_fds);
+    extra[0] = listen_env;
+    extra[1] = "LISTEN_PID=1";
+  }
+  crt_finalize_in fin = {.spec = spec, .p = p, .cwd_origin = "in config.json", .extra_env = extra,
+                         .userns = rc.userns, .use_stub = c->use_stub, .parks = true, .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
+  CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
+  init_park_and_exec(c, &fo, selffd, start_json, preserve);
+}
+
+static void init_entry(void *c) {
+  init_main(c);
+}
+
+/* Two-stage spawn: join namespaces by path (and unshare a time ns, which
+ * clone() cannot create), then clone the init as our parent's child. */
+static void joiner_main(init_ctx *c, int flags) {
+  crt_err *err = NULL;
+  CHILD_TRY(&c->rep, crt_ns_join_paths(c->spec, &err));
+  if (flags & CLONE_NEWTIME) {
+    if (unshare(CLONE_NEWTIME) < 0) {
+      crt_error(&err, errno, "unshare time namespace");
+      crt_child_fail(&c->rep, err);
+    }
+    CHILD_TRY(&c->rep, write_offsets(c->spec, &err));
+    flags &= ~CLONE_NEWTIME;
+  }
+  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, "clone init", &c->rep, init_entry, c);
+}
+
+void crt_init_run(init_ctx *c, bool joiner, int flags) {
+  if (joiner) joiner_main(c, flags);
+  init_main(c);
+  _exit(1); /* init_main never returns */
+}

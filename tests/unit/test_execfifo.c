@@ -1,0 +1,137 @@
+#define _GNU_SOURCE
+/* The exec FIFO (src/container/execfifo.c), both ends in one test: a
+ * child parks on it as the init does, the test releases and awaits it as
+ * start does.  And the console rules shared by create and exec
+ * (src/container/finalize.c). */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../src/container/finalize.h"
+#include "crt/container.h"
+#include "crt/execfifo.h"
+
+static char dir[] = "/tmp/crt-unit-fifo.XXXXXX";
+
+static int setup(void **state) {
+  (void)state;
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char p[sizeof dir + 16];
+  snprintf(p, sizeof p, "%s/%s", dir, CRT_FIFO_NAME);
+  unlink(p);
+  return rmdir(dir);
+}
+
+/* A child parked on the FIFO; msg: the failure it reports after it opened
+ * (NULL: it "execs", i.e. exits with the write end closed). */
+static pid_t park_child(int path_fd, const char *msg, bool hook_failed) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int selffd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int wfd = crt_exec_fifo_park(selffd, path_fd);
+  if (wfd < 0) _exit(2);
+  if (msg) crt_exec_fifo_fail(wfd, msg, hook_failed);
+  _exit(0);
+}
+
+static void run_one(const char *msg, bool hook_failed, int want_rc) {
+  crt_err *err = NULL;
+  int path_fd = -1, fd = -1;
+  assert_int_equal(crt_exec_fifo_create(dir, &path_fd, &err), 0);
+  assert_true(crt_exec_fifo_exists(dir));
+  pid_t pid = park_child(path_fd, msg, hook_failed);
+  close(path_fd);
+  crt_state s = {.pid = pid};
+  assert_int_equal(crt_exec_fifo_release(dir, &fd, &err), 0);
+  assert_false(crt_exec_fifo_exists(dir)); /* started: no longer "created" */
+  bool hf = false;
+  assert_int_equal(crt_exec_fifo_await(fd, &s, &hf, &err), want_rc);
+  close(fd);
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  if (want_rc == 0) {
+    assert_null(err);
+    return;
+  }
+  assert_non_null(err);
+  assert_string_equal(err->msg, msg);
+  assert_int_equal(hf, hook_failed);
+  crt_err_free(&err);
+}
+
+static void test_exec_reads_eof(void **state) {
+  (void)state;
+  run_one(NULL, false, 0);
+}
+
+static void test_failure_reaches_start(void **state) {
+  (void)state;
+  run_one("unable to start container process: exec /x: No such file or directory", false, -1);
+}
+
+static void test_hook_failure_is_marked(void **state) {
+  (void)state;
+  run_one("startContainer hook failed", true, -1);
+}
+
+static void test_create_twice_fails(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  int a = -1, b = -1;
+  assert_int_equal(crt_exec_fifo_create(dir, &a, &err), 0);
+  assert_int_equal(crt_exec_fifo_create(dir, &b, &err), -1);
+  assert_non_null(strstr(err->msg, "mkfifo"));
+  crt_err_free(&err);
+  close(a);
+  char p[sizeof dir + 16];
+  snprintf(p, sizeof p, "%s/%s", dir, CRT_FIFO_NAME);
+  assert_int_equal(unlink(p), 0);
+}
+
+static void test_console_rules(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  int console, ours;
+  assert_int_equal(crt_console_open(false, NULL, true, &console, &ours, &err), 0);
+  assert_int_equal(console, -1);
+  assert_int_equal(ours, -1);
+  assert_int_equal(crt_console_open(false, "/x.sock", true, &console, &ours, &err), -1);
+  assert_string_equal(err->msg, "cannot use console socket if runtime will not create a terminal");
+  crt_err_free(&err);
+  assert_int_equal(crt_console_open(true, NULL, true, &console, &ours, &err), -1);
+  assert_string_equal(err->msg, "cannot allocate tty if runc will detach without setting console socket");
+  crt_err_free(&err);
+  assert_int_equal(crt_console_open(true, "/x.sock", false, &console, &ours, &err), -1);
+  assert_string_equal(err->msg, "cannot use console socket if runc will not detach or allocate tty");
+  crt_err_free(&err);
+  /* foreground: a socketpair, our end gets the master */
+  assert_int_equal(crt_console_open(true, NULL, false, &console, &ours, &err), 0);
+  assert_true(console >= 0 && ours >= 0);
+  close(console);
+  close(ours);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exec_reads_eof),
+      cmocka_unit_test(test_failure_reaches_start),
+      cmocka_unit_test(test_hook_failure_is_marked),
+      cmocka_unit_test(test_create_twice_fails),
+      cmocka_unit_test(test_console_rules),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
