@@ -36,21 +36,6 @@ int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err)
 /* After pivot: read-only root, maskedPaths, readonlyPaths. */
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
 
-/* Parses mount options (libmount optstr) into flags, propagation flags and
- * leftover data ("size=64k,mode=755"). Exposed for tests and fuzzing. */
-typedef struct {
-  unsigned long flags;       /* MS_* to set */
-  unsigned long clear;       /* MS_* explicitly cleared (e.g. "rw", "suid") */
-  unsigned long propagation; /* MS_SHARED|MS_PRIVATE|... (| MS_REC) */
-  bool bind, recursive;
-  unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
-  bool idmap, ridmap;
-  bool tmpcopyup;            /* tmpfs: copy what was under it into it */
-  char *data;                /* malloc'd, may be NULL */
-} crt_mount_opts;
-int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);
-void crt_mount_opts_free(crt_mount_opts *o);
-
 /* Opens path inside root without leaving it (openat2 RESOLVE_IN_ROOT, or a
  * safe component walk).  With mkdir/mkfile the missing parts are created
  * (last component as a dir or as an empty file). */

@@ -162,6 +162,7 @@ void crt_spec_free(crt_spec *spec) {
     free(m->source);
     free(m->type);
     strv_free(&m->options);
+    crt_mount_opts_free(&m->opts);
     free(m->uid_mappings.v);
     free(m->gid_mappings.v);
   }

@@ -184,6 +184,7 @@ int spec_parse_linux(jp *p, yajl_val o, crt_linux *l) {
   if (parse_net_devices(p, o, l) < 0) return -1;
   if (SUB(p, o, "seccomp", spec_parse_seccomp, &l->seccomp) < 0) return -1;
   if (f_str(p, o, "rootfsPropagation", false, &l->rootfs_propagation) < 0) return -1;
+  l->rootfs_propagation_flags = crt_mount_propagation(l->rootfs_propagation);
   if (l->rootfs_propagation && crt_spec_in_list(crt_spec_rootfs_propagations, l->rootfs_propagation) < 0) {
     s = jp_push(p, ".rootfsPropagation");
     return jp_fail(p, "unknown propagation \"%s\" (expected shared, slave, private or unbindable)",

@@ -7,6 +7,30 @@
 #include "internal.h"
 #include "json.h"
 
+static int parse_options(jp *p, crt_mount *m) {
+  crt_err *e = NULL;
+  if (crt_mount_opts_parse(&m->options, &m->opts, &e) == 0) return 0;
+  jp_push(p, ".options");
+  jp_fail(p, "%s", e->msg);
+  crt_err_free(&e);
+  return -1;
+}
+
+/* The kernel idmaps a clone of an existing tree only: bind mounts. */
+static int check_idmap(jp *p, const crt_mount *m) {
+  if (crt_mount_is_bind(m)) return 0;
+  for (size_t i = 0; i < m->options.len; i++)
+    if (!strcmp(m->options.v[i], "idmap") || !strcmp(m->options.v[i], "ridmap")) {
+      jp_push(p, ".options[%zu]", i);
+      return jp_fail(p, "%s is only supported on bind mounts", m->options.v[i]);
+    }
+  if (m->uid_mappings.len || m->gid_mappings.len) {
+    jp_push(p, ".%s", m->uid_mappings.len ? "uidMappings" : "gidMappings");
+    return jp_fail(p, "idmapped mounts are only supported on bind mounts");
+  }
+  return 0;
+}
+
 int spec_parse_mount(jp *p, yajl_val o, crt_mount *m) {
   if (f_str(p, o, "destination", true, &m->destination) < 0) return -1;
   if (m->destination[0] == 0) {
@@ -20,8 +44,10 @@ int spec_parse_mount(jp *p, yajl_val o, crt_mount *m) {
   if (f_str(p, o, "source", false, &m->source) < 0) return -1;
   if (f_str(p, o, "type", false, &m->type) < 0) return -1;
   if (f_strv(p, o, "options", &m->options, NULL) < 0) return -1;
+  if (parse_options(p, m) < 0) return -1;
   if (f_idmaps(p, o, "uidMappings", &m->uid_mappings) < 0) return -1;
-  return f_idmaps(p, o, "gidMappings", &m->gid_mappings);
+  if (f_idmaps(p, o, "gidMappings", &m->gid_mappings) < 0) return -1;
+  return check_idmap(p, m);
 }
 
 static int parse_hook(jp *p, yajl_val o, crt_hook *h) {
