@@ -3,13 +3,18 @@
 #include <string.h>
 #include <sys/capability.h>
 
+#include "crt/idlist.h"
 #include "internal.h"
 #include "json.h"
 
+/* The list sched_setaffinity will get, checked by the same parser now. */
 static int check_cpulist(jp *p, const char *s) {
-  for (const char *c = s; *c; c++)
-    if (!((*c >= '0' && *c <= '9') || *c == ',' || *c == '-')) return jp_fail(p, "invalid CPU list \"%s\"", s);
-  return 0;
+  unsigned long mask[CRT_IDLIST_BITS / (8 * sizeof(unsigned long))];
+  crt_err *e = NULL;
+  if (crt_parse_id_list(s, mask, CRT_IDLIST_BITS, &e) == 0) return 0;
+  jp_fail(p, "invalid CPU list: %s", e->msg);
+  crt_err_free(&e);
+  return -1;
 }
 
 static int parse_rlimit(jp *p, yajl_val o, crt_rlimit *r) {
