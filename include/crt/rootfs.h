@@ -14,7 +14,8 @@ typedef struct {
   bool userns;              /* in a new user namespace: bind devices, no mknod */
   bool new_mount_ns;
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
-  const int *idmap_fds;     /* per mount: idmapped tree made by the runtime, or -1 (may be NULL) */
+  const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind
+                               source opened with its credentials), or -1 (may be NULL) */
 } crt_rootfs_config;
 
 /* Runtime side, before the clone, for a container with a new user
@@ -22,6 +23,14 @@ typedef struct {
  * MOUNT_ATTR_IDMAP), one fd per mount (-1 for the others), or NULL when
  * there are none.  The init inherits them and attaches them. */
 int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err);
+/* Runtime side too, after crt_idmap_prepare, for a container with a new
+ * user and mount namespace: every other bind mount's source as a detached
+ * tree (open_tree clone), made with the runtime's credentials, so that a
+ * source only the host's root may reach still mounts (runc opens mount
+ * sources before the user namespace, crun clones them so).  Fills the
+ * free slots of *fds (allocated when NULL); on error what it made stays
+ * there for crt_idmap_close. */
+int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err);
 void crt_idmap_close(int *fds, size_t n);
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations

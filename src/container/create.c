@@ -660,6 +660,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) goto out;
   if (crt_state_save_spec(s, spec, err) < 0) goto out;
   if (c.new_userns && crt_idmap_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
+  if (c.new_userns && crt_bind_sources_prepare(spec, bundle, &c.idmap_fds, err) < 0) goto out;
   if (prepare_cgroup(&c, s, err) < 0) goto out;
   c.cgroup_path = s->cgroup_path;
   c.state = s;

@@ -187,23 +187,29 @@ static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, i
   return tree;
 }
 
+/* fds, one per mount, all -1, when *fds is NULL. */
+static int alloc_fds(size_t n, int **fds, crt_err **err) {
+  if (*fds) return 0;
+  if (!(*fds = malloc((n ? n : 1) * sizeof **fds))) return crt_error(err, ENOMEM, "mount sources");
+  for (size_t j = 0; j < n; j++) (*fds)[j] = -1;
+  return 0;
+}
+
+/* A relative source is relative to the bundle. */
+static void source_path(const char *bundle, const crt_mount *m, char *out, size_t size) {
+  bool rel = m->source[0] != '/';
+  snprintf(out, size, "%s%s%s", rel ? bundle : "", rel ? "/" : "", m->source);
+}
+
 int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err) {
   *fds_out = NULL;
   int *fds = NULL;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
     if (!crt_mount_is_bind(m) || !m->source || !wants_idmap(m)) continue;
-    if (!fds) {
-      fds = malloc(spec->n_mounts * sizeof *fds);
-      if (!fds) {
-        crt_error(err, ENOMEM, "idmapped mounts");
-        goto fail;
-      }
-      for (size_t j = 0; j < spec->n_mounts; j++) fds[j] = -1;
-    }
+    if (alloc_fds(spec->n_mounts, &fds, err) < 0) goto fail;
     char src[PATH_MAX];
-    snprintf(src, sizeof src, "%s%s%s", m->source[0] == '/' ? "" : bundle, m->source[0] == '/' ? "" : "/",
-             m->source);
+    source_path(bundle, m, src, sizeof src);
     int sfd = open(src, O_PATH | O_CLOEXEC);
     if (sfd < 0) {
       crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
@@ -218,6 +224,38 @@ int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, c
 fail:
   crt_idmap_close(fds, spec->n_mounts);
   return -1;
+}
+
+/* The propagation a bind made in the container's mount namespace would
+ * have: its copy of the source is a slave of the host's peers (a mount
+ * namespace of another user namespace), then rootfsPropagation applies. */
+static int tree_propagation(int tree, unsigned long rootfs_prop) {
+  struct mount_attr a = {.propagation = MS_SLAVE};
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0) return -1;
+  a.propagation = rootfs_prop & ~MS_REC;
+  if (!a.propagation || a.propagation == MS_SLAVE) return 0;
+  return mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a);
+}
+
+int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err) {
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) return 0; /* nothing is mounted */
+  unsigned long prop = spec->linux_ ? spec->linux_->rootfs_propagation_flags : 0;
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (!crt_mount_is_bind(m) || !m->source || !*m->source || (*fds && (*fds)[i] >= 0)) continue;
+    if (alloc_fds(spec->n_mounts, fds, err) < 0) return -1;
+    char src[PATH_MAX];
+    source_path(bundle, m, src, sizeof src);
+    int tree = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (m->opts.recursive ? AT_RECURSIVE : 0));
+    /* A rootless runtime may not clone mounts: the init opens the source
+     * itself then, with no more rights than the runtime has anyway. */
+    if (tree < 0 && errno == EPERM) continue;
+    if (tree < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
+    (*fds)[i] = tree;
+    if (tree_propagation(tree, prop) < 0)
+      return crt_error(err, errno, "mounts[%zu]: set the propagation of a clone of %s", i, m->source);
+  }
+  return 0;
 }
 
 void crt_idmap_close(int *fds, size_t n) {
