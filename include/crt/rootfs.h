@@ -61,6 +61,10 @@ int crt_rootfs_setup_dev(const crt_rootfs_config *cfg, int rootfd, bool with_def
 /* "/proc/self/fd/N" into buf (at least 32 bytes). */
 const char *crt_fd_path(char *buf, int fd);
 
+/* A read-only tmpfs or /dev (not a bind): mounted read-write, made
+ * read-only by crt_rootfs_finalize. */
+bool crt_mount_ro_later(const crt_mount *m);
+
 /* MS_* flags of the mount under fd that a remount must keep. */
 unsigned long crt_mount_kept_flags(int fd);
 

@@ -356,20 +356,33 @@ static int copy_tree(int src, int dst, int depth) {
   return rc;
 }
 
+bool crt_mount_ro_later(const crt_mount *m) {
+  if (!(m->opts.flags & MS_RDONLY) || crt_mount_is_bind(m) || !m->destination) return false;
+  if (m->type && !strcmp(m->type, "tmpfs")) return true;
+  const char *d = m->destination;
+  while (d[0] == '/' && d[1] == '/') d++;
+  return !strncmp(d, "/dev", 4) && strspn(d + 4, "/") == strlen(d + 4);
+}
+
+/* Filesystems of other types than proc, sysfs and cgroup.  A read-only
+ * tmpfs or /dev is mounted read-write: /dev gets its devices and mounts,
+ * a tmpfs may get mount points, and crt_rootfs_finalize makes them
+ * read-only at the end, as runc does. */
 static int mount_fs(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
   cleanup_free char *data = with_label(c, c->o->data);
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
+  if (crt_mount_ro_later(c->m)) flags &= ~MS_RDONLY;
   bool copyup = c->o->tmpcopyup && !strcmp(c->type, "tmpfs");
   if (!copyup) return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err);
   cleanup_close int under = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (under < 0) return dest_error(c, err);
-  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags & ~MS_RDONLY, data, err) < 0) return -1;
+  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err) < 0) return -1;
   cleanup_close int now = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (now < 0) return dest_error(c, err);
   if (copy_tree(under, now, 0) < 0) return crt_error(err, errno, "tmpcopyup into %s", c->m->destination);
-  return flags & MS_RDONLY ? remount_bind(c, now, flags, err) : 0;
+  return 0;
 }
 
 /* proc and sysfs only onto real directories, and only if what ends up there
