@@ -350,6 +350,12 @@ unsigned long crt_mount_propagation(const char *name);
 /* Whether the mount is a bind mount ("bind"/"rbind", or type "bind"). */
 bool crt_mount_is_bind(const crt_mount *m);
 
+/* A linux.resources object alone (`update --resources FILE`): the parser
+ * config.json's resources go through, errors named like "FILE: .cpu.shares:
+ * ...".  crt_resources_clear frees what it allocated and zeroes *r. */
+int crt_resources_parse(const char *buf, size_t len, const char *name, crt_resources *out, crt_err **err);
+void crt_resources_clear(crt_resources *r);
+
 /* Checks that need the whole spec (process required when starting, etc.). */
 int crt_spec_validate_for_create(const crt_spec *spec, crt_err **err);
 

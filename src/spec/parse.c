@@ -182,6 +182,17 @@ int crt_process_parse(const char *buf, size_t len, const char *name, crt_process
   return 0;
 }
 
+int crt_resources_parse(const char *buf, size_t len, const char *name, crt_resources *out, crt_err **err) {
+  memset(out, 0, sizeof *out);
+  yajl_val tree;
+  if (parse_tree(buf, len, name, &tree, err) < 0) return -1;
+  jp p = {.name = name, .err = err};
+  int r = spec_parse_resources(&p, tree, out);
+  yajl_tree_free(tree);
+  if (r < 0) crt_resources_clear(out);
+  return r;
+}
+
 /* config.json must be a regular file; a process file (exec -p) may be any
  * readable file, a pipe such as /dev/stdin included, as in runc.  Opening
  * a FIFO for it blocks until a writer comes, as runc's os.Open does. */

@@ -1,4 +1,4 @@
-/* linux.resources. */
+/* linux.resources: one parser for config.json and `update --resources`. */
 #define _GNU_SOURCE
 #include <string.h>
 
