@@ -11,13 +11,6 @@
 #include "internal.h"
 #include "json.h"
 
-typedef struct {
-  const char *name;
-  crt_err **err;
-  char path[1024];
-  size_t plen;
-} P;
-
 void *jp_calloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (p == NULL) abort();
