@@ -43,9 +43,6 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err);
 /* Brings `lo` up when the container has a network namespace of its own (not
  * one joined by path), as runc's "loopback" network does. */
 int crt_loopback_up(const crt_spec *spec, crt_err **err);
-/* numa.c: lists in the kernel's format ("0-3,7") into a bit mask of
- * `bits` bits. */
-int crt_parse_id_list(const char *s, unsigned long *mask, size_t bits, crt_err **err);
 /* linux.memoryPolicy: checked at create, applied in every container
  * process (set_mempolicy survives execve). */
 int crt_mempolicy_validate(const crt_memory_policy *m, crt_err **err);

@@ -14,7 +14,8 @@ typedef struct {
   bool userns;              /* in a new user namespace: bind devices, no mknod */
   bool new_mount_ns;
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
-  const int *idmap_fds;     /* per mount: idmapped tree made by the runtime, or -1 (may be NULL) */
+  const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind
+                               source opened with its credentials), or -1 (may be NULL) */
 } crt_rootfs_config;
 
 /* Runtime side, before the clone, for a container with a new user
@@ -22,6 +23,14 @@ typedef struct {
  * MOUNT_ATTR_IDMAP), one fd per mount (-1 for the others), or NULL when
  * there are none.  The init inherits them and attaches them. */
 int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err);
+/* Runtime side too, after crt_idmap_prepare, for a container with a new
+ * user and mount namespace: every other bind mount's source as a detached
+ * tree (open_tree clone), made with the runtime's credentials, so that a
+ * source only the host's root may reach still mounts (runc opens mount
+ * sources before the user namespace, crun clones them so).  Fills the
+ * free slots of *fds (allocated when NULL); on error what it made stays
+ * there for crt_idmap_close. */
+int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err);
 void crt_idmap_close(int *fds, size_t n);
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations
@@ -35,21 +44,6 @@ int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err);
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err);
 /* After pivot: read-only root, maskedPaths, readonlyPaths. */
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
-
-/* Parses mount options (libmount optstr) into flags, propagation flags and
- * leftover data ("size=64k,mode=755"). Exposed for tests and fuzzing. */
-typedef struct {
-  unsigned long flags;       /* MS_* to set */
-  unsigned long clear;       /* MS_* explicitly cleared (e.g. "rw", "suid") */
-  unsigned long propagation; /* MS_SHARED|MS_PRIVATE|... (| MS_REC) */
-  bool bind, recursive;
-  unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
-  bool idmap, ridmap;
-  bool tmpcopyup;            /* tmpfs: copy what was under it into it */
-  char *data;                /* malloc'd, may be NULL */
-} crt_mount_opts;
-int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);
-void crt_mount_opts_free(crt_mount_opts *o);
 
 /* Opens path inside root without leaving it (openat2 RESOLVE_IN_ROOT, or a
  * safe component walk).  With mkdir/mkfile the missing parts are created
@@ -66,6 +60,10 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
 int crt_rootfs_setup_dev(const crt_rootfs_config *cfg, int rootfd, bool with_defaults, crt_err **err);
 /* "/proc/self/fd/N" into buf (at least 32 bytes). */
 const char *crt_fd_path(char *buf, int fd);
+
+/* A read-only tmpfs or /dev (not a bind): mounted read-write, made
+ * read-only by crt_rootfs_finalize. */
+bool crt_mount_ro_later(const crt_mount *m);
 
 /* MS_* flags of the mount under fd that a remount must keep. */
 unsigned long crt_mount_kept_flags(int fd);

@@ -108,11 +108,25 @@ typedef struct {
   bool readonly;
 } crt_root;
 
+/* mounts[].options, parsed once with the spec (src/spec/mount_opts.c);
+ * the mount code reads only these fields. */
+typedef struct {
+  unsigned long flags;       /* MS_* to set */
+  unsigned long clear;       /* MS_* explicitly cleared (e.g. "rw", "suid") */
+  unsigned long propagation; /* MS_SHARED|MS_PRIVATE|... (| MS_REC) */
+  bool bind, recursive;      /* "bind", "rbind" */
+  unsigned int attr_set, attr_clr; /* MOUNT_ATTR_* for recursive options (rro, ...) */
+  bool idmap, ridmap;
+  bool tmpcopyup;            /* tmpfs: copy what was under it into it */
+  char *data;                /* filesystem data ("size=64k,mode=755"), malloc'd, may be NULL */
+} crt_mount_opts;
+
 typedef struct {
   char *destination;
   char *source;
   char *type;
-  crt_strv options;
+  crt_strv options; /* as written: `crt spec` and the saved config */
+  crt_mount_opts opts;
   crt_idmapv uid_mappings, gid_mappings;
 } crt_mount;
 
@@ -294,6 +308,7 @@ typedef struct {
   crt_kvv net_devices; /* host interface -> name in the container ("" keeps it) */
   crt_seccomp *seccomp;
   char *rootfs_propagation;
+  unsigned long rootfs_propagation_flags; /* its MS_* (| MS_REC); 0 when absent */
   crt_strv masked_paths, readonly_paths;
   char *mount_label;
   crt_personality *personality;
@@ -324,6 +339,22 @@ int crt_spec_load(const char *path, crt_spec **out, crt_err **err);
 /* The `process` object alone (exec --process FILE, which may be a pipe). */
 int crt_process_parse(const char *buf, size_t len, const char *name, crt_process **out, crt_err **err);
 int crt_process_load(const char *path, crt_process **out, crt_err **err);
+
+/* Parses an options list into *out; one option per entry (a comma inside
+ * makes it filesystem data), unknown ones are data.  Exposed for tests,
+ * fuzzing and the parser. */
+int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err);
+void crt_mount_opts_free(crt_mount_opts *o);
+/* MS_* (| MS_REC) of "private", "rslave", ...; 0 for any other name. */
+unsigned long crt_mount_propagation(const char *name);
+/* Whether the mount is a bind mount ("bind"/"rbind", or type "bind"). */
+bool crt_mount_is_bind(const crt_mount *m);
+
+/* A linux.resources object alone (`update --resources FILE`): the parser
+ * config.json's resources go through, errors named like "FILE: .cpu.shares:
+ * ...".  crt_resources_clear frees what it allocated and zeroes *r. */
+int crt_resources_parse(const char *buf, size_t len, const char *name, crt_resources *out, crt_err **err);
+void crt_resources_clear(crt_resources *r);
 
 /* Checks that need the whole spec (process required when starting, etc.). */
 int crt_spec_validate_for_create(const crt_spec *spec, crt_err **err);

@@ -377,6 +377,7 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
 /* Stage 6: the init cloned, state.json naming it. */
 static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
   if (c->new_userns && crt_idmap_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
+  if (c->new_userns && crt_bind_sources_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
   if (prepare_cgroup(c, s, err) < 0) return -1;
   c->cgroup_path = s->cgroup_path;
   c->state = s;

@@ -1,11 +1,10 @@
 #define _GNU_SOURCE
-/* mounts[] options and the mounts themselves. */
+/* The mounts of mounts[], from the options parsed with the spec. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,151 +32,6 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-#define PROPAGATION (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
-
-typedef struct {
-  const char *name;
-  unsigned long prop;
-} prop_opt;
-
-static const prop_opt prop_opts[] = {
-    {"private", MS_PRIVATE},       {"rprivate", MS_PRIVATE | MS_REC}, {"shared", MS_SHARED},
-    {"rshared", MS_SHARED | MS_REC}, {"slave", MS_SLAVE},             {"rslave", MS_SLAVE | MS_REC},
-    {"unbindable", MS_UNBINDABLE}, {"runbindable", MS_UNBINDABLE | MS_REC},
-};
-
-typedef struct {
-  const char *name;
-  bool clear;
-  unsigned int attr;
-  bool atime; /* the atime values are an enum: MOUNT_ATTR__ATIME must be cleared */
-} rec_opt;
-
-static const rec_opt rec_opts[] = {
-    {"rro", false, MOUNT_ATTR_RDONLY, false},
-    {"rrw", true, MOUNT_ATTR_RDONLY, false},
-    {"rnosuid", false, MOUNT_ATTR_NOSUID, false},
-    {"rsuid", true, MOUNT_ATTR_NOSUID, false},
-    {"rnodev", false, MOUNT_ATTR_NODEV, false},
-    {"rdev", true, MOUNT_ATTR_NODEV, false},
-    {"rnoexec", false, MOUNT_ATTR_NOEXEC, false},
-    {"rexec", true, MOUNT_ATTR_NOEXEC, false},
-    {"rnodiratime", false, MOUNT_ATTR_NODIRATIME, false},
-    {"rdiratime", true, MOUNT_ATTR_NODIRATIME, false},
-    {"rnosymfollow", false, MOUNT_ATTR_NOSYMFOLLOW, false},
-    {"rsymfollow", true, MOUNT_ATTR_NOSYMFOLLOW, false},
-    {"rnoatime", false, MOUNT_ATTR_NOATIME, true},
-    {"ratime", false, MOUNT_ATTR_RELATIME, true},
-    {"rrelatime", false, MOUNT_ATTR_RELATIME, true},
-    {"rnorelatime", false, MOUNT_ATTR_STRICTATIME, true},
-    {"rstrictatime", false, MOUNT_ATTR_STRICTATIME, true},
-    {"rnostrictatime", false, MOUNT_ATTR_RELATIME, true},
-};
-
-static void set_flag(crt_mount_opts *o, unsigned long f, bool clear) {
-  if (clear) {
-    o->flags &= ~f;
-    o->clear |= f;
-  } else {
-    o->flags |= f;
-    o->clear &= ~f;
-  }
-}
-
-static void set_attr(crt_mount_opts *o, const rec_opt *r) {
-  if (r->atime) {
-    o->attr_set = (o->attr_set & ~MOUNT_ATTR__ATIME) | r->attr;
-    o->attr_clr |= MOUNT_ATTR__ATIME;
-  } else if (r->clear) {
-    o->attr_set &= ~r->attr;
-    o->attr_clr |= r->attr;
-  } else {
-    o->attr_set |= r->attr;
-    o->attr_clr &= ~r->attr;
-  }
-}
-
-/* Options crt knows itself, before asking libmount; returns true if taken. */
-static bool own_option(crt_mount_opts *o, const char *opt) {
-  if (!strcmp(opt, "bind") || !strcmp(opt, "rbind")) {
-    o->bind = true;
-    if (opt[0] == 'r') o->recursive = true;
-    return true;
-  }
-  for (size_t i = 0; i < sizeof prop_opts / sizeof prop_opts[0]; i++)
-    if (!strcmp(opt, prop_opts[i].name)) {
-      o->propagation = prop_opts[i].prop;
-      return true;
-    }
-  for (size_t i = 0; i < sizeof rec_opts / sizeof rec_opts[0]; i++)
-    if (!strcmp(opt, rec_opts[i].name)) {
-      set_attr(o, &rec_opts[i]);
-      return true;
-    }
-  if (!strcmp(opt, "idmap")) return o->idmap = true;
-  if (!strcmp(opt, "ridmap")) return o->ridmap = true;
-  if (!strcmp(opt, "tmpcopyup")) return o->tmpcopyup = true;
-  if (!strcmp(opt, "nosymfollow") || !strcmp(opt, "symfollow")) {
-    set_flag(o, MS_NOSYMFOLLOW, opt[0] == 's');
-    return true;
-  }
-  /* Known flags with no bit: not filesystem data. */
-  if (!strcmp(opt, "defaults")) return true;
-  return false;
-}
-
-/* libmount's Linux map: a flag sets bits when applied to 0 or clears bits
- * when applied to ~0; both unchanged means libmount does not know it. */
-static bool libmount_option(crt_mount_opts *o, const char *opt) {
-  const struct libmnt_optmap *map = mnt_get_builtin_optmap(MNT_LINUX_MAP);
-  unsigned long on = 0, off = ~0UL;
-  if (mnt_optstr_get_flags(opt, &on, map) < 0 || mnt_optstr_get_flags(opt, &off, map) < 0) return false;
-  /* "user"/"users" come from the userspace map; they are not kernel flags. */
-  if (!strcmp(opt, "user") || !strcmp(opt, "users") || !strcmp(opt, "nouser")) return false;
-  if (on == 0 && off == ~0UL) return false;
-  if (on) set_flag(o, on, false);
-  if (~off) set_flag(o, ~off, true);
-  return true;
-}
-
-static int append_data(char **data, const char *opt, crt_err **err) {
-  char *n = NULL;
-  if (asprintf(&n, "%s%s%s", *data ? *data : "", *data ? "," : "", opt) < 0)
-    return crt_error(err, ENOMEM, "mount options");
-  free(*data);
-  *data = n;
-  return 0;
-}
-
-int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err **err) {
-  memset(out, 0, sizeof *out);
-  for (size_t i = 0; options && i < options->len; i++) {
-    const char *opt = options->v[i];
-    if (opt == NULL || *opt == 0) continue;
-    /* One option per entry: a comma inside would smuggle several. */
-    if (strchr(opt, ',') == NULL && (own_option(out, opt) || libmount_option(out, opt))) continue;
-    if (append_data(&out->data, opt, err) < 0) {
-      crt_mount_opts_free(out);
-      return -1;
-    }
-  }
-  /* libmount knows "bind"/"rbind" as MS_BIND(|MS_REC); keep one source of truth. */
-  if (out->flags & MS_BIND) {
-    out->bind = true;
-    out->flags &= ~MS_BIND;
-  }
-  if (out->bind && (out->flags & MS_REC)) out->recursive = true;
-  out->flags &= ~MS_REC;
-  out->clear &= ~(MS_BIND | MS_REC);
-  return 0;
-}
-
-void crt_mount_opts_free(crt_mount_opts *o) {
-  if (o == NULL) return;
-  free(o->data);
-  o->data = NULL;
-}
-
 /* ---- performing mounts[i] ---- */
 
 typedef struct {
@@ -187,7 +41,7 @@ typedef struct {
   const crt_mount *m;
   const char *type; /* never NULL */
   const char *src;  /* for messages: source, else type */
-  crt_mount_opts o;
+  const crt_mount_opts *o; /* &m->opts */
 } mctx;
 
 static bool selinux_enabled(void) {
@@ -235,20 +89,20 @@ static int remount_bind(const mctx *c, int fd, unsigned long flags, crt_err **er
   char p[32];
   unsigned long f = MS_REMOUNT | MS_BIND | flags;
   if (mount(NULL, crt_fd_path(p, fd), NULL, f, NULL) == 0) return 0;
-  if (errno == EPERM && mount(NULL, p, NULL, f | (crt_mount_kept_flags(fd) & ~c->o.clear), NULL) == 0) return 0;
+  if (errno == EPERM && mount(NULL, p, NULL, f | (crt_mount_kept_flags(fd) & ~c->o->clear), NULL) == 0) return 0;
   return crt_error(err, errno, "remount %s on %s", c->src, c->m->destination);
 }
 
 /* Propagation and recursive attributes, on the mount now at the destination. */
 static int apply_after(const mctx *c, crt_err **err) {
-  if (!c->o.propagation && !c->o.attr_set && !c->o.attr_clr) return 0;
+  if (!c->o->propagation && !c->o->attr_set && !c->o->attr_clr) return 0;
   cleanup_close int fd = open_dest(c, 0, CRT_RESOLVE_NONE, err);
   if (fd < 0) return -1;
   char p[32];
-  if (c->o.propagation && mount(NULL, crt_fd_path(p, fd), NULL, c->o.propagation, NULL) < 0)
+  if (c->o->propagation && mount(NULL, crt_fd_path(p, fd), NULL, c->o->propagation, NULL) < 0)
     return crt_error(err, errno, "set propagation of %s", c->m->destination);
-  if (c->o.attr_set || c->o.attr_clr) {
-    struct mount_attr a = {.attr_set = c->o.attr_set, .attr_clr = c->o.attr_clr};
+  if (c->o->attr_set || c->o->attr_clr) {
+    struct mount_attr a = {.attr_set = c->o->attr_set, .attr_clr = c->o->attr_clr};
     if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
       return crt_error(err, errno, "set recursive attributes of %s", c->m->destination);
   }
@@ -302,8 +156,8 @@ static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err 
   return fd;
 }
 
-static bool wants_idmap(const crt_mount *m, const crt_mount_opts *o) {
-  return o->idmap || o->ridmap || m->uid_mappings.len || m->gid_mappings.len;
+static bool wants_idmap(const crt_mount *m) {
+  return m->opts.idmap || m->opts.ridmap || m->uid_mappings.len || m->gid_mappings.len;
 }
 
 /* A detached clone of the source tree with MOUNT_ATTR_IDMAP set on it
@@ -311,7 +165,7 @@ static bool wants_idmap(const crt_mount *m, const crt_mount_opts *o) {
  * user namespace, and only a caller privileged over the source's
  * superblock may idmap it: in a container with its own user namespace
  * this runs in the runtime, before the clone (crt_idmap_prepare). */
-static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, const crt_mount_opts *o, int sfd,
+static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, int sfd,
                          const char *src, crt_err **err) {
   const crt_linux *l = spec->linux_;
   const crt_idmapv *uids = m->uid_mappings.len || !l ? &m->uid_mappings : &l->uid_mappings;
@@ -321,10 +175,10 @@ static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, c
                      m->destination);
   cleanup_close int userns = idmap_userns(uids, gids, err);
   if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", idx);
-  int tree = open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (o->recursive ? AT_RECURSIVE : 0));
+  int tree = open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (m->opts.recursive ? AT_RECURSIVE : 0));
   if (tree < 0) return crt_error(err, errno, "mounts[%zu]: clone %s for an idmapped mount", idx, src);
   struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
-  if (mount_setattr(tree, "", AT_EMPTY_PATH | (o->ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | (m->opts.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
     int e = errno;
     close(tree);
     return crt_error(err, e, "mounts[%zu]: idmap %s%s", idx, src,
@@ -333,38 +187,36 @@ static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, c
   return tree;
 }
 
+/* fds, one per mount, all -1, when *fds is NULL. */
+static int alloc_fds(size_t n, int **fds, crt_err **err) {
+  if (*fds) return 0;
+  if (!(*fds = malloc((n ? n : 1) * sizeof **fds))) return crt_error(err, ENOMEM, "mount sources");
+  for (size_t j = 0; j < n; j++) (*fds)[j] = -1;
+  return 0;
+}
+
+/* A relative source is relative to the bundle. */
+static void source_path(const char *bundle, const crt_mount *m, char *out, size_t size) {
+  bool rel = m->source[0] != '/';
+  snprintf(out, size, "%s%s%s", rel ? bundle : "", rel ? "/" : "", m->source);
+}
+
 int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err) {
   *fds_out = NULL;
   int *fds = NULL;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
-    crt_mount_opts o;
-    if (crt_mount_opts_parse(&m->options, &o, err) < 0) goto fail;
-    bool bind = o.bind || (m->type && !strcmp(m->type, "bind"));
-    if (!bind || !m->source || !wants_idmap(m, &o)) {
-      crt_mount_opts_free(&o);
-      continue;
-    }
-    if (!fds) {
-      fds = malloc(spec->n_mounts * sizeof *fds);
-      if (!fds) {
-        crt_mount_opts_free(&o);
-        crt_error(err, ENOMEM, "idmapped mounts");
-        goto fail;
-      }
-      for (size_t j = 0; j < spec->n_mounts; j++) fds[j] = -1;
-    }
+    if (!crt_mount_is_bind(m) || !m->source || !wants_idmap(m)) continue;
+    if (alloc_fds(spec->n_mounts, &fds, err) < 0) goto fail;
     char src[PATH_MAX];
-    snprintf(src, sizeof src, "%s%s%s", m->source[0] == '/' ? "" : bundle, m->source[0] == '/' ? "" : "/",
-             m->source);
+    source_path(bundle, m, src, sizeof src);
     int sfd = open(src, O_PATH | O_CLOEXEC);
     if (sfd < 0) {
       crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
     } else {
-      fds[i] = idmapped_tree(spec, i, m, &o, sfd, m->source, err);
+      fds[i] = idmapped_tree(spec, i, m, sfd, m->source, err);
       close(sfd);
     }
-    crt_mount_opts_free(&o);
     if (fds[i] < 0) goto fail;
   }
   *fds_out = fds;
@@ -372,6 +224,38 @@ int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, c
 fail:
   crt_idmap_close(fds, spec->n_mounts);
   return -1;
+}
+
+/* The propagation a bind made in the container's mount namespace would
+ * have: its copy of the source is a slave of the host's peers (a mount
+ * namespace of another user namespace), then rootfsPropagation applies. */
+static int tree_propagation(int tree, unsigned long rootfs_prop) {
+  struct mount_attr a = {.propagation = MS_SLAVE};
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0) return -1;
+  a.propagation = rootfs_prop & ~MS_REC;
+  if (!a.propagation || a.propagation == MS_SLAVE) return 0;
+  return mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a);
+}
+
+int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err) {
+  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) return 0; /* nothing is mounted */
+  unsigned long prop = spec->linux_ ? spec->linux_->rootfs_propagation_flags : 0;
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (!crt_mount_is_bind(m) || !m->source || !*m->source || (*fds && (*fds)[i] >= 0)) continue;
+    if (alloc_fds(spec->n_mounts, fds, err) < 0) return -1;
+    char src[PATH_MAX];
+    source_path(bundle, m, src, sizeof src);
+    int tree = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (m->opts.recursive ? AT_RECURSIVE : 0));
+    /* A rootless runtime may not clone mounts: the init opens the source
+     * itself then, with no more rights than the runtime has anyway. */
+    if (tree < 0 && errno == EPERM) continue;
+    if (tree < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
+    (*fds)[i] = tree;
+    if (tree_propagation(tree, prop) < 0)
+      return crt_error(err, errno, "mounts[%zu]: set the propagation of a clone of %s", i, m->source);
+  }
+  return 0;
 }
 
 void crt_idmap_close(int *fds, size_t n) {
@@ -389,10 +273,10 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
   cleanup_close int dst = open_dest(c, 0, S_ISDIR(st.st_mode) ? CRT_RESOLVE_MKDIR : CRT_RESOLVE_MKFILE, err);
   if (dst < 0) return -1;
   cleanup_close int tree = -1;
-  if (prepared < 0 && wants_idmap(c->m, &c->o)) {
+  if (prepared < 0 && wants_idmap(c->m)) {
     cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
     if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
-    if ((tree = idmapped_tree(c->cfg->spec, c->idx, c->m, &c->o, sfd, c->src, err)) < 0) return -1;
+    if ((tree = idmapped_tree(c->cfg->spec, c->idx, c->m, sfd, c->src, err)) < 0) return -1;
     prepared = tree;
   }
   if (prepared >= 0) {
@@ -472,20 +356,33 @@ static int copy_tree(int src, int dst, int depth) {
   return rc;
 }
 
+bool crt_mount_ro_later(const crt_mount *m) {
+  if (!(m->opts.flags & MS_RDONLY) || crt_mount_is_bind(m) || !m->destination) return false;
+  if (m->type && !strcmp(m->type, "tmpfs")) return true;
+  const char *d = m->destination;
+  while (d[0] == '/' && d[1] == '/') d++;
+  return !strncmp(d, "/dev", 4) && strspn(d + 4, "/") == strlen(d + 4);
+}
+
+/* Filesystems of other types than proc, sysfs and cgroup.  A read-only
+ * tmpfs or /dev is mounted read-write: /dev gets its devices and mounts,
+ * a tmpfs may get mount points, and crt_rootfs_finalize makes them
+ * read-only at the end, as runc does. */
 static int mount_fs(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
-  cleanup_free char *data = with_label(c, c->o.data);
-  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
-  bool copyup = c->o.tmpcopyup && !strcmp(c->type, "tmpfs");
+  cleanup_free char *data = with_label(c, c->o->data);
+  unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
+  if (crt_mount_ro_later(c->m)) flags &= ~MS_RDONLY;
+  bool copyup = c->o->tmpcopyup && !strcmp(c->type, "tmpfs");
   if (!copyup) return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err);
   cleanup_close int under = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (under < 0) return dest_error(c, err);
-  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags & ~MS_RDONLY, data, err) < 0) return -1;
+  if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err) < 0) return -1;
   cleanup_close int now = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (now < 0) return dest_error(c, err);
   if (copy_tree(under, now, 0) < 0) return crt_error(err, errno, "tmpcopyup into %s", c->m->destination);
-  return flags & MS_RDONLY ? remount_bind(c, now, flags, err) : 0;
+  return 0;
 }
 
 /* proc and sysfs only onto real directories, and only if what ends up there
@@ -498,9 +395,9 @@ static int mount_special(const mctx *c, long magic, crt_err **err) {
   if (!S_ISDIR(st.st_mode))
     return crt_error(err, 0, "mounts[%zu]: destination \"%s\": %s must be mounted on a directory, not a %s", c->idx,
                      c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
-  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   const char *src = c->m->source ? c->m->source : c->type;
-  if (mount_at(c, src, dst, c->type, flags, c->o.data, err) < 0) {
+  if (mount_at(c, src, dst, c->type, flags, c->o->data, err) < 0) {
     if (magic != SYSFS_MAGIC || (*err)->errnum != EPERM || !c->cfg->userns) return -1;
     /* A user namespace without its own network namespace may not mount
      * sysfs: show the host's, read-only. */
@@ -605,7 +502,7 @@ static int cgroup_v1_one(const mctx *c, const char *mp, const char *root, const 
   cleanup_close int dst = crt_open_in_root(c->rootfd, dest, O_PATH | O_DIRECTORY, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return dest_error(c, err);
   char p[32];
-  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   if (has_cgroupns(c->cfg)) {
     if (mount("cgroup", crt_fd_path(p, dst), "cgroup", flags, ctrl) < 0)
       return crt_error(err, errno, "mount cgroup (%s) on %s", ctrl, dest);
@@ -649,7 +546,7 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
   cleanup_free char *data = with_label(c, "mode=755");
-  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
+  unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
   cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (tmp < 0) return -1;
@@ -675,8 +572,8 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
 static int cgroup_v2(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
-  unsigned long flags = c->o.flags & ~(MS_REMOUNT | MS_MOVE);
-  if (mount_at(c, "cgroup2", dst, "cgroup2", flags, c->o.data, err) == 0) return 0;
+  unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
+  if (mount_at(c, "cgroup2", dst, "cgroup2", flags, c->o->data, err) == 0) return 0;
   if ((*err)->errnum != EPERM && (*err)->errnum != EBUSY) return -1;
   /* Not allowed to mount cgroup2 here (user namespace): bind our own cgroup. */
   crt_err_free(err);
@@ -762,20 +659,17 @@ static int check_proc_dest(const mctx *c, crt_err **err) {
 int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_err **err) {
   mctx c = {.cfg = cfg, .rootfd = rootfd, .idx = i, .m = &cfg->spec->mounts[i]};
   if (!c.m->destination || !*c.m->destination) return crt_error(err, 0, "mounts[%zu]: destination is empty", i);
-  if (crt_mount_opts_parse(&c.m->options, &c.o, err) < 0) return crt_error_wrap(err, "mounts[%zu]", i);
+  c.o = &c.m->opts;
   int rc;
-  c.type = c.m->type && *c.m->type ? c.m->type : (c.o.bind ? "bind" : "none");
+  bool bind = crt_mount_is_bind(c.m);
+  c.type = c.m->type && *c.m->type ? c.m->type : (bind ? "bind" : "none");
   c.src = c.m->source && *c.m->source ? c.m->source : c.type;
-  bool bind = c.o.bind || !strcmp(c.type, "bind");
   bool own_check = !bind && (!strcmp(c.type, "proc") || !strcmp(c.type, "sysfs") || !strcmp(c.type, "tmpfs") ||
                              !strcmp(c.type, "cgroup") || !strcmp(c.type, "cgroup2"));
   if (!own_check && check_proc_dest(&c, err) < 0) {
     rc = -1;
-  } else if (!bind && wants_idmap(c.m, &c.o)) {
-    rc = crt_error(err, EOPNOTSUPP, "mounts[%zu]: destination \"%s\": idmap is only supported on bind mounts", i,
-                   c.m->destination);
   } else if (bind) {
-    rc = c.m->source ? bind_from(&c, c.m->source, c.o.recursive, c.o.flags, err)
+    rc = c.m->source ? bind_from(&c, c.m->source, c.o->recursive, c.o->flags, err)
                      : crt_error(err, 0, "mounts[%zu]: destination \"%s\": bind mount without a source", i,
                                  c.m->destination);
   } else if (!strcmp(c.type, "proc")) {
@@ -788,6 +682,5 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
     rc = mount_fs(&c, err);
   }
   if (rc == 0) rc = apply_after(&c, err);
-  crt_mount_opts_free(&c.o);
   return rc;
 }

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "crt/idlist.h"
 #include "crt/process.h"
 #include "crt/spec.h"
 
@@ -18,30 +19,8 @@
 #define MPOL_WEIGHTED_INTERLEAVE 6 /* Linux 6.9 */
 #endif
 
-#define LIST_BITS 4096 /* CPUs or nodes a list may name */
+#define LIST_BITS CRT_IDLIST_BITS
 #define LONG_BITS (8 * sizeof(unsigned long))
-
-int crt_parse_id_list(const char *s, unsigned long *mask, size_t bits, crt_err **err) {
-  memset(mask, 0, (bits + LONG_BITS - 1) / LONG_BITS * sizeof *mask);
-  const char *p = s;
-  if (!*p) return crt_error(err, 0, "empty list");
-  for (;;) {
-    char *end;
-    errno = 0;
-    unsigned long a = strtoul(p, &end, 10), b = a;
-    if (errno || end == p || *p == '-' || *p == '+') return crt_error(err, 0, "\"%s\": not a list like 0-3,7", s);
-    if (*end == '-') {
-      p = end + 1;
-      b = strtoul(p, &end, 10);
-      if (errno || end == p || *p == '-' || *p == '+' || b < a) return crt_error(err, 0, "\"%s\": bad range", s);
-    }
-    if (b >= bits) return crt_error(err, 0, "\"%s\": %lu is out of range (at most %zu)", s, b, bits - 1);
-    for (unsigned long i = a; i <= b; i++) mask[i / LONG_BITS] |= 1UL << (i % LONG_BITS);
-    if (*end == 0) return 0;
-    if (*end != ',') return crt_error(err, 0, "\"%s\": not a list like 0-3,7", s);
-    p = end + 1;
-  }
-}
 
 static const struct {
   const char *name;

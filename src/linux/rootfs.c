@@ -17,21 +17,10 @@
 #include "crt/log.h"
 #include "crt/rootfs.h"
 
-static int propagation_of(const char *value, unsigned long *out, crt_err **err) {
-  char *v[] = {(char *)value, NULL};
-  crt_strv sv = {v, 1};
-  crt_mount_opts o;
-  if (crt_mount_opts_parse(&sv, &o, err) < 0) return -1;
-  bool only_prop = o.propagation && !o.flags && !o.clear && !o.bind && !o.data && !o.attr_set && !o.attr_clr;
-  *out = o.propagation;
-  crt_mount_opts_free(&o);
-  if (!only_prop) return crt_error(err, EINVAL, "linux.rootfsPropagation: unknown value \"%s\"", value);
-  return 0;
-}
-
-static const char *rootfs_propagation(const crt_rootfs_config *cfg) {
+/* linux.rootfsPropagation's MS_* flags, 0 when not set. */
+static unsigned long rootfs_propagation(const crt_rootfs_config *cfg) {
   const crt_linux *l = cfg->spec->linux_;
-  return l && l->rootfs_propagation && *l->rootfs_propagation ? l->rootfs_propagation : NULL;
+  return l ? l->rootfs_propagation_flags : 0;
 }
 
 /* pivot_root refuses a new root whose parent mount is shared, and an
@@ -70,18 +59,14 @@ static bool dev_from_config(const crt_spec *spec) {
     size_t n = strlen(m->destination);
     while (n > 1 && m->destination[n - 1] == '/') n--;
     if (n != 4 || strncmp(m->destination, "/dev", 4)) continue;
-    if (m->type && !strcmp(m->type, "bind")) return true;
-    for (size_t j = 0; j < m->options.len; j++)
-      if (!strcmp(m->options.v[j], "bind") || !strcmp(m->options.v[j], "rbind")) return true;
+    if (crt_mount_is_bind(m)) return true;
   }
   return false;
 }
 
 int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err) {
   if (!cfg->rootfs || cfg->rootfs[0] != '/') return crt_error(err, EINVAL, "rootfs: not an absolute path");
-  unsigned long prop = MS_SLAVE | MS_REC;
-  const char *rp = rootfs_propagation(cfg);
-  if (rp && propagation_of(rp, &prop, err) < 0) return -1;
+  unsigned long prop = rootfs_propagation(cfg) ? rootfs_propagation(cfg) : MS_SLAVE | MS_REC;
   if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "set propagation of /");
   if (parent_mount_private(cfg->rootfs, err) < 0) return -1;
   if (mount(cfg->rootfs, cfg->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
@@ -171,11 +156,10 @@ int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err)
  * "/" and every bind of finalize is done: a shared new root would make
  * pivot_root fail, an unbindable one the readonlyPaths binds. */
 static int apply_root_propagation(const crt_rootfs_config *cfg, crt_err **err) {
-  const char *rp = rootfs_propagation(cfg);
-  unsigned long prop;
-  if (!rp) return 0;
-  if (propagation_of(rp, &prop, err) < 0) return -1;
-  if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "linux.rootfsPropagation %s", rp);
+  unsigned long prop = rootfs_propagation(cfg);
+  if (!prop) return 0;
+  if (mount(NULL, "/", NULL, prop, NULL) < 0)
+    return crt_error(err, errno, "linux.rootfsPropagation %s", cfg->spec->linux_->rootfs_propagation);
   return 0;
 }
 
@@ -231,6 +215,19 @@ static int masked_path(int rootfd, size_t i, const char *path, const char *label
   return 0;
 }
 
+/* The read-only tmpfs and /dev mounts, mounted read-write until now (see
+ * crt_mount_ro_later): made read-only per mount, their filesystem left
+ * writable, as runc's finalizeRootfs does. */
+static int remount_ro_later(int rootfd, const crt_spec *spec, crt_err **err) {
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (!crt_mount_ro_later(m)) continue;
+    cleanup_close int fd = crt_open_in_root(rootfd, m->destination, O_PATH, CRT_RESOLVE_NONE, err);
+    if (fd < 0 || remount_ro(fd, NULL, m->destination, err) < 0) return crt_error_wrap(err, "mounts[%zu]", i);
+  }
+  return 0;
+}
+
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
   cleanup_close int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0) return crt_error(err, errno, "open /");
@@ -241,6 +238,7 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
     for (size_t i = 0; i < l->masked_paths.len; i++)
       if (masked_path(rootfd, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
   }
+  if (remount_ro_later(rootfd, cfg->spec, err) < 0) return -1;
   if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
   return apply_root_propagation(cfg, err);
 }

@@ -2,6 +2,7 @@
  * what the parser leaves behind on error. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 
 #include "crt/spec.h"
 
@@ -65,8 +66,7 @@ static void hookv_free(crt_hookv *h) {
   free(h->v);
 }
 
-static void resources_free(crt_resources *r) {
-  if (r == NULL) return;
+void crt_resources_clear(crt_resources *r) {
   for (size_t i = 0; r->devices && i < r->n_devices; i++) {
     free(r->devices[i].type);
     free(r->devices[i].access);
@@ -87,6 +87,12 @@ static void resources_free(crt_resources *r) {
   for (size_t i = 0; r->rdma && i < r->n_rdma; i++) free(r->rdma[i].device);
   free(r->rdma);
   kvv_free(&r->unified);
+  memset(r, 0, sizeof *r);
+}
+
+static void resources_free(crt_resources *r) {
+  if (r == NULL) return;
+  crt_resources_clear(r);
   free(r);
 }
 
@@ -162,6 +168,7 @@ void crt_spec_free(crt_spec *spec) {
     free(m->source);
     free(m->type);
     strv_free(&m->options);
+    crt_mount_opts_free(&m->opts);
     free(m->uid_mappings.v);
     free(m->gid_mappings.v);
   }

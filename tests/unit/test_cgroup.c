@@ -757,7 +757,7 @@ static void test_parse_resources_json(void **state) {
   assert_string_equal(r.unified.v[0].key, "memory.high");
   crt_cgroup_resources_clear(&r);
   assert_int_equal(crt_cgroup_parse_resources_json("{\"cpu\":{\"shares\":\"x\"}}", "r.json", &r, &e), -1);
-  assert_string_equal(e->msg, "r.json: .cpu.shares: expected integer");
+  assert_string_equal(e->msg, "r.json: .cpu.shares: expected number, got string");
   crt_err_free(&e);
   assert_int_equal(crt_cgroup_parse_resources_json("{", "r.json", &r, &e), -1);
   assert_non_null(strstr(e->msg, "invalid JSON"));
@@ -778,11 +778,11 @@ static void test_parse_resources_json(void **state) {
   assert_string_equal(r.devices[1].access, "r");
   crt_cgroup_resources_clear(&r);
   static const struct { const char *in, *msg; } bad[] = {
-      {"{\"devices\":{}}", "r.json: .devices: expected array"},
-      {"{\"devices\":[{\"type\":\"c\"}]}", "r.json: .devices[0].allow: expected boolean"},
-      {"{\"devices\":[{\"allow\":true,\"type\":\"x\"}]}", "r.json: .devices[0].type: expected \"a\", \"b\" or \"c\""},
-      {"{\"devices\":[{\"allow\":true,\"access\":\"rx\"}]}", "r.json: .devices[0].access: expected a combination of r, w and m"},
-      {"{\"devices\":[{\"allow\":true,\"major\":\"8\"}]}", "r.json: .devices[0].major: expected integer"},
+      {"{\"devices\":{}}", "r.json: .devices: expected array, got object"},
+      {"{\"devices\":[{\"type\":\"c\"}]}", "r.json: .devices[0].allow: missing required field"},
+      {"{\"devices\":[{\"allow\":true,\"type\":\"x\"}]}", "r.json: .devices[0].type: unknown device type \"x\" (expected a, c or b)"},
+      {"{\"devices\":[{\"allow\":true,\"access\":\"rx\"}]}", "r.json: .devices[0].access: invalid access \"rx\" (expected a combination of r, w and m)"},
+      {"{\"devices\":[{\"allow\":true,\"major\":\"8\"}]}", "r.json: .devices[0].major: expected number, got string"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_int_equal(crt_cgroup_parse_resources_json(bad[i].in, "r.json", &r, &e), -1);

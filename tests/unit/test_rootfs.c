@@ -284,6 +284,13 @@ static crt_strv strv(char **v) {
   return s;
 }
 
+/* What the spec parser does for each mount: its options parsed once. */
+static void parse_opts(crt_mount *m, size_t n) {
+  crt_err *err = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (crt_mount_opts_parse(&m[i].options, &m[i].opts, &err) < 0) abort();
+}
+
 static int run_container(const fixture *f) {
   char dest1[128], dest2[128];
   snprintf(dest1, sizeof dest1, "/evil/%s", f->escape);
@@ -318,9 +325,13 @@ static int run_container(const fixture *f) {
   if (f->userns) dev = (crt_device){.type = "c", .path = "/dev/kmsg", .major = 1, .minor = 11};
   crt_linux lx = {.masked_paths = strv(masked), .readonly_paths = strv(ro), .devices = &dev, .n_devices = 1};
   /* The walk variant also covers no_pivot and rootfsPropagation. */
-  if (!f->openat2) lx.rootfs_propagation = "rprivate";
+  if (!f->openat2) {
+    lx.rootfs_propagation = "rprivate";
+    lx.rootfs_propagation_flags = MS_PRIVATE | MS_REC;
+  }
   crt_root root = {.path = (char *)f->rootfs, .readonly = true};
   crt_spec spec = {.root = &root, .mounts = mounts, .n_mounts = n_mounts, .linux_ = &lx};
+  parse_opts(mounts, n_mounts);
   crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs, .new_mount_ns = true, .userns = f->userns};
   crt_err *err = NULL;
   crt_resolve_use_openat2(f->openat2);
@@ -428,6 +439,7 @@ static void test_container(void **state) {
 static int proc_on_symlink(const fixture *f) {
   crt_mount mounts[] = {{.destination = "/proc", .source = "proc", .type = "proc", .options = strv(opt_list[0])}};
   crt_spec spec = {.mounts = mounts, .n_mounts = 1};
+  parse_opts(mounts, 1);
   crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs};
   crt_err *err = NULL;
   crt_resolve_use_openat2(f->openat2);
@@ -458,6 +470,7 @@ static int bad_source(const fixture *f) {
       {.destination = "/x", .source = "/nonexistent-crt-src", .type = "bind", .options = strv(bind)},
   };
   crt_spec spec = {.mounts = mounts, .n_mounts = 2};
+  parse_opts(mounts, 2);
   crt_rootfs_config cfg = {.spec = &spec, .rootfs = f->rootfs};
   crt_err *err = NULL;
   if (crt_rootfs_prepare(&cfg, &err) == 0) return 1;

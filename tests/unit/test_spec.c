@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,6 +141,11 @@ static void test_full_values(void **state) {
   assert_int_equal(s->mounts[1].gid_mappings.v[0].size, 65536);
   assert_string_equal(s->mounts[1].options.v[1], "idmap");
   assert_null(s->mounts[1].options.v[2]);
+  /* options parsed once, with the spec */
+  assert_int_equal(s->mounts[0].opts.flags, MS_NOSUID);
+  assert_false(s->mounts[0].opts.bind);
+  assert_true(s->mounts[1].opts.bind && s->mounts[1].opts.recursive && s->mounts[1].opts.idmap);
+  assert_int_equal(s->linux_->rootfs_propagation_flags, MS_SLAVE);
   crt_process *p = s->process;
   assert_true(p->terminal && p->has_console_size);
   assert_int_equal(p->console_height, 24);
@@ -380,7 +386,7 @@ static void test_validate_for_create(void **state) {
        ".linux.gidMappings: a new user namespace needs uidMappings and gidMappings"},
       {"{" V ",'root':{'path':'r'},'process':{'args':['a'],'cwd':'/'},'domainname':'d'}",
        ".domainname: setting the domainname needs a new UTS namespace"},
-      {"{" V ",'root':{'path':'r'},'process':{'args':['a'],'cwd':'/'},'mounts':[{'destination':'/m','uidMappings':[{'containerID':0,'hostID':0,'size':1}]}]}",
+      {"{" V ",'root':{'path':'r'},'process':{'args':['a'],'cwd':'/'},'mounts':[{'destination':'/m','options':['bind'],'uidMappings':[{'containerID':0,'hostID':0,'size':1}]}]}",
        ".mounts[0]: idmapped mounts need both uidMappings and gidMappings"},
       {"{" V ",'root':{'path':'r'},'process':{'args':['a'],'cwd':'/'},'hostname':'h'}",
        ".hostname: setting the hostname needs a new UTS namespace"},
