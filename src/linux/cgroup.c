@@ -24,6 +24,7 @@
 #include "cgroup_internal.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/testpoint.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -47,6 +48,8 @@ const char *cg_root(void) {
   const char *e = env_root();
   return e ? e : "/sys/fs/cgroup";
 }
+
+bool cg_root_is_test(void) { return override_root || env_root(); }
 
 static bool is_cgroup2(const char *p) {
   struct statfs fs;
@@ -295,7 +298,7 @@ static int resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err)
   cleanup_free char *base = NULL;
   if (*p == '/')
     base = strdup("/");
-  else if (override_root || env_root())
+  else if (cg_root_is_test())
     base = strdup("/"); /* a test tree: the caller's cgroup means nothing there */
   else
     base = own_cgroup(crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? "" : "pids");
@@ -387,9 +390,27 @@ static char *procs_dir(const char *path) {
 
 /* ---- enter / join ---- */
 
+/* As runc's create: a frozen pre-existing cgroup is refused (the init
+ * would stop in it and create hang), a non-empty one is warned about. */
+static int check_existing(const char *path, crt_err **err) {
+  if (crt_cgroup_is_frozen(path) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
+  if (!crt_cgroup_exists(path)) return 0;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  crt_err *e = NULL;
+  if (crt_cgroup_pids(path, &pids, &n, &e) < 0) crt_err_free(&e); /* raced with its removal */
+  free(pids);
+  if (n) crt_warn("container's cgroup is not empty: %zu process(es) found", n);
+  return 0;
+}
+
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
-  if (cfg->systemd) return systemd_path(cfg, out, err);
-  return resolve_path(cfg, out, err);
+  int rc = cfg->systemd ? systemd_path(cfg, out, err) : resolve_path(cfg, out, err);
+  if (rc == 0 && check_existing(*out, err) < 0) {
+    free(crt_steal(*out));
+    return -1;
+  }
+  return rc;
 }
 
 int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
@@ -624,6 +645,61 @@ int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err) {
   return 0;
 }
 
+static bool has_pid(const pid_t *v, size_t n, pid_t p) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == p) return true;
+  return false;
+}
+
+/* SIGKILL without a freeze: a task with a fatal signal pending cannot fork
+ * (copy_process fails), so passes over cgroup.procs until one finds no new
+ * pid catch every child forked before its parent got the signal.  A freeze
+ * here would outlive a crt killed midway (delete --force) and leave the
+ * container "paused" with the signal pending. */
+static int kill_all_sigkill(const char *path, crt_err **err) {
+  pid_t *seen = NULL;
+  size_t nseen = 0;
+  int rc = 0;
+  for (int pass = 0; pass < 100 && rc == 0; pass++) {
+    pid_t *pids = NULL;
+    size_t n = 0, fresh = 0;
+    rc = crt_cgroup_pids(path, &pids, &n, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+      if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
+      if (has_pid(seen, nseen, pids[i])) continue;
+      pid_t *nv = realloc(seen, (nseen + 1) * sizeof *nv);
+      if (!nv) rc = crt_error(err, ENOMEM, "cgroup: kill");
+      else (seen = nv)[nseen++] = pids[i], fresh++;
+    }
+    free(pids);
+    if (fresh == 0) break;
+  }
+  free(seen);
+  crt_test_point("cgroup:killed");
+  return rc;
+}
+
+/* Sends sig to every process of the cgroup, frozen meanwhile so that no
+ * process can fork a child we would miss, then thaws it: runc's
+ * signalAllProcesses, which thaws a paused container too. */
+static int kill_all_frozen(const char *path, int sig, crt_err **err) {
+  crt_err *e = NULL;
+  bool froze = crt_cgroup_freeze(path, true, &e) == 0; /* no freezer: signal unfrozen */
+  crt_err_free(&e);
+  pid_t *pids = NULL;
+  size_t n = 0;
+  int rc = crt_cgroup_pids(path, &pids, &n, err);
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
+  free(pids);
+  if (froze && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+    *err = e;
+    return -1;
+  }
+  crt_err_free(&e);
+  return rc;
+}
+
 int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
   if (!path || !*path) return 0;
   enum crt_cgroup_mode m = crt_cgroup_mode();
@@ -631,29 +707,16 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
     cleanup_free char *d = crt_cgroup_dir(path, NULL);
     if (d && cg_exists(d, "cgroup.kill")) return cg_write(d, "cgroup.kill", "1", err);
   }
-  /* Frozen, no process can fork a child we would miss.  A paused
-   * container is thawed after SIGKILL so that the kill takes effect. */
-  bool froze = false, was_frozen = crt_cgroup_is_frozen(path) == 1;
-  if (!was_frozen) {
-    crt_err *e = NULL;
-    froze = crt_cgroup_freeze(path, true, &e) == 0;
-    crt_err_free(&e);
+  if (sig != SIGKILL) return kill_all_frozen(path, sig, err);
+  bool was_frozen = crt_cgroup_is_frozen(path) == 1;
+  int rc = kill_all_sigkill(path, err);
+  /* a paused container is thawed so that the kill takes effect (runc) */
+  crt_err *e = NULL;
+  if (was_frozen && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+    *err = e;
+    return -1;
   }
-  pid_t *pids = NULL;
-  size_t n = 0;
-  int rc = crt_cgroup_pids(path, &pids, &n, err);
-  for (size_t i = 0; rc == 0 && i < n; i++)
-    if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
-  free(pids);
-  if (froze || (was_frozen && sig == SIGKILL)) {
-    crt_err *e = NULL;
-    if (crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
-      *err = e;
-      rc = -1;
-    } else {
-      crt_err_free(&e);
-    }
-  }
+  crt_err_free(&e);
   return rc;
 }
 

@@ -10,6 +10,8 @@
 
 /* The cgroup filesystem root ("/sys/fs/cgroup" unless overridden). */
 const char *cg_root(void);
+/* The root is a test tree (crt_cgroup_set_root or CRT_CGROUP_ROOT). */
+bool cg_root_is_test(void);
 
 /* Writes val to dir/file: "cgroup: write FILE: strerror". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);

@@ -8,17 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
+
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
 
 /* The hierarchies we create in, by mount directory name. */
 static const char *const v1_ctrls[] = {"cpu",     "cpuacct", "cpuset",  "memory",   "devices",    "freezer",
                                        "blkio",   "pids",    "net_cls", "net_prio", "net_cls,net_prio",
                                        "hugetlb", "perf_event", "rdma", "misc", "systemd", NULL};
 
-char **cg_v1_hierarchies(void) {
+/* A directory under the root is a hierarchy only when a cgroup filesystem
+ * is mounted on it: runc's tests (and admins) leave stray empty directories
+ * such as net_cls there, and a pid written into one of those fails.  A test
+ * tree (CRT_CGROUP_ROOT) holds plain directories. */
+static bool is_hierarchy(const char *d, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode)) return false;
+  if (cg_root_is_test()) return true;
+  struct statfs fs;
+  return statfs(d, &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC;
+}
+
+static char **detect_hierarchies(void) {
   size_t n = sizeof v1_ctrls / sizeof v1_ctrls[0];
   char **v = calloc(n, sizeof *v);
   struct stat seen[32];
@@ -28,7 +44,7 @@ char **cg_v1_hierarchies(void) {
     char d[PATH_MAX];
     snprintf(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]);
     struct stat st;
-    if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (stat(d, &st) != 0 || !is_hierarchy(d, &st)) continue;
     /* cpu and cpuacct are often symlinks to one "cpu,cpuacct" mount. */
     bool dup = false;
     for (size_t j = 0; j < k; j++)
@@ -38,6 +54,34 @@ char **cg_v1_hierarchies(void) {
     v[k++] = strdup(d);
   }
   return v;
+}
+
+static char **strv_dup(char *const *v) {
+  size_t n = 0;
+  while (v[n]) n++;
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++)
+    if (!(out[i] = strdup(v[i]))) {
+      cg_strv_free(out);
+      return NULL;
+    }
+  return out;
+}
+
+/* The mounts do not change under one crt process (statfs on every
+ * hierarchy for each call would be one syscall per controller per call);
+ * the cache follows the root, which unit tests switch. */
+char **cg_v1_hierarchies(void) {
+  static char **cached;
+  static char cached_root[PATH_MAX];
+  if (!cached || strcmp(cached_root, cg_root()) != 0) {
+    char **v = detect_hierarchies();
+    if (!v) return NULL;
+    cg_strv_free(cached);
+    cached = v;
+    snprintf(cached_root, sizeof cached_root, "%s", cg_root());
+  }
+  return strv_dup(cached);
 }
 
 static char *ctrl_dir(const char *ctrl, const char *path) {
@@ -77,10 +121,12 @@ static int mkdir_cg(const char *dir, bool cpuset, char **first_made, crt_err **e
     *p = 0;
     if (mkdir(buf, 0755) == 0) {
       if (!*first_made) *first_made = strdup(buf);
-      if (cpuset && cpuset_inherit(buf, err) < 0) return -1;
     } else if (errno != EEXIST) {
       return crt_error(err, errno, "cgroup: mkdir %s", buf);
     }
+    /* existing levels too (runc's ensureParent): an empty pre-existing
+     * parent would leave its new child empty as well */
+    if (cpuset && cpuset_inherit(buf, err) < 0) return -1;
     *p = c;
     if (c == 0) break;
   }

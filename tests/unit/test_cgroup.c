@@ -475,6 +475,29 @@ static void test_v1_enter(void **state) {
   free(path);
 }
 
+/* runc's ensureParent: an empty pre-existing parent cpuset is filled from
+ * its own parent, and the new child from it; the hierarchies follow a
+ * change of root despite their cache. */
+static void test_v1_empty_parent_cpuset(void **state) {
+  v1_tree("/p/c");
+  char *root = v1dir("cpuset", ""), *p = v1dir("cpuset", "/p"), *c = v1dir("cpuset", "/p/c");
+  touch(root, "cpuset.cpus", "0-1\n");
+  touch(root, "cpuset.mems", "0\n");
+  touch(p, "cpuset.cpus", "\n");
+  touch(p, "cpuset.mems", "");
+  char **h = cg_v1_hierarchies();
+  assert_non_null(h);
+  assert_non_null(h[0]);
+  assert_ptr_equal(strstr(h[0], tree), h[0]);
+  cg_strv_free(h);
+  crt_err *e = NULL;
+  assert_int_equal(cg_v1_enter("/p/c", NULL, false, 99, &e), 0);
+  assert_file(p, "cpuset.cpus", "0-1");
+  assert_file(p, "cpuset.mems", "0");
+  assert_file(c, "cpuset.cpus", "0-1");
+  free(root), free(p), free(c);
+}
+
 static void test_device_rules(void **state) {
   crt_device_rule user[] = {{.allow = false, .access = "rwm"}, {.allow = true, .type = "b", .major = {true, 8},
                                                                 .minor = {false, 0}, .access = "r"}};
@@ -803,6 +826,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_resources, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_empty_parent_cpuset, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_zero_means_unset, setup, teardown),
