@@ -2,12 +2,15 @@
  * fails, the files already written are put back as they were, so that an
  * update is applied whole or not at all. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <yajl/yajl_tree.h>
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
@@ -222,20 +225,10 @@ static int update_devices(const char *path, const crt_resources *r, crt_err **er
   for (size_t i = 0; i < r->n_devices; i++)
     if (allows_all(&r->devices[i]))
       crt_warn("update: linux.resources.devices[%zu] allows access to all devices", i);
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  cleanup_free char *d = crt_cgroup_dir(path, v2 ? NULL : "devices");
-  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
-  if (!v2 && access(d, F_OK) != 0) return crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
   crt_device_rule *rules = NULL;
   size_t n = 0;
   if (cg_update_device_rules(r, &rules, &n, err) < 0) return -1;
-  int rc;
-  if (v2) {
-    rc = cg_v2_devices(d, rules, n, err);
-  } else {
-    cg_journal_note_devices(d);
-    rc = cg_v1_devices(d, rules, n, err);
-  }
+  int rc = cg_drv()->devices(path, rules, n, err);
   cg_device_rules_free(rules, n);
   return rc;
 }
@@ -243,17 +236,190 @@ static int update_devices(const char *path, const crt_resources *r, crt_err **er
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
   if (!r) return 0;
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  /* cg_v1_apply/cg_v2_apply validate every value before their first write */
-  cleanup_free char *d = v2 ? crt_cgroup_dir(path, NULL) : NULL;
-  if (v2 && !d) return crt_error(err, ENOMEM, "cgroup: update");
   journal_clear();
   journal.on = true;
-  int rc = v2 ? cg_v2_apply(d, r, err) : cg_v1_apply(path, r, err);
+  /* apply validates every value before its first write */
+  int rc = cg_drv()->apply(path, r, err);
   /* devices last: a v2 program is replaced atomically, and nothing after
    * it can fail */
   if (rc == 0 && r->n_devices) rc = update_devices(path, r, err);
   if (rc < 0) journal_rollback(err);
   journal_clear();
   return rc;
+}
+
+/* ---- update's input ---- */
+
+int crt_cgroup_parse_size(const char *s, long long *out) {
+  if (!s || !*s) return -1;
+  if (strcmp(s, "-1") == 0) {
+    *out = -1;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || v < 0 || !isdigit((unsigned char)*s)) return -1;
+  while (*end == ' ') end++;
+  double mul = 1;
+  const char *units = "kmgtp";
+  if (*end) {
+    const char *u = strchr(units, tolower((unsigned char)*end));
+    if (u) {
+      for (const char *q = units; q <= u; q++) mul *= 1024;
+      end++;
+    }
+    if (*end == 'i' || *end == 'I') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+  }
+  double r = v * mul;
+  if (r > 9.2e18) return -1;
+  *out = (long long)r;
+  return 0;
+}
+
+static yajl_val jget(yajl_val o, const char *a, const char *b) {
+  const char *path[] = {a, b, NULL};
+  return yajl_tree_get(o, path, yajl_t_any);
+}
+
+static int jint(yajl_val o, const char *a, const char *b, const char *name, crt_i64 *dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_INTEGER(v)) return crt_error(err, 0, "%s: .%s.%s: expected integer", name, a, b);
+  dst->set = true;
+  dst->v = YAJL_GET_INTEGER(v);
+  return 0;
+}
+
+static int juint(yajl_val o, const char *a, const char *b, const char *name, crt_u64 *dst, crt_err **err) {
+  crt_i64 t = {0};
+  if (jint(o, a, b, name, &t, err) < 0) return -1;
+  if (!t.set) return 0;
+  if (t.v < 0) return crt_error(err, 0, "%s: .%s.%s: expected a non-negative integer", name, a, b);
+  dst->set = true;
+  dst->v = (uint64_t)t.v;
+  return 0;
+}
+
+static int jbool(yajl_val o, const char *a, const char *b, const char *name, crt_bool *dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) return crt_error(err, 0, "%s: .%s.%s: expected boolean", name, a, b);
+  dst->set = true;
+  dst->v = YAJL_IS_TRUE(v);
+  return 0;
+}
+
+static int jstr(yajl_val o, const char *a, const char *b, const char *name, char **dst, crt_err **err) {
+  yajl_val v = jget(o, a, b);
+  if (!v || YAJL_IS_NULL(v)) return 0;
+  if (!YAJL_IS_STRING(v)) return crt_error(err, 0, "%s: .%s.%s: expected string", name, a, b);
+  *dst = strdup(v->u.string);
+  return *dst ? 0 : crt_error(err, ENOMEM, "%s", name);
+}
+
+/* .devices: [{"allow": bool, "type": "a"|"b"|"c", "major": n, "minor": n, "access": "rwm"}] */
+static int parse_devices(yajl_val t, const char *n, crt_resources *r, crt_err **err) {
+  yajl_val d = jget(t, "devices", NULL);
+  if (!d || YAJL_IS_NULL(d)) return 0;
+  if (!YAJL_IS_ARRAY(d)) return crt_error(err, 0, "%s: .devices: expected array", n);
+  size_t len = YAJL_GET_ARRAY(d)->len;
+  r->devices = calloc(len ? len : 1, sizeof *r->devices);
+  if (!r->devices) return crt_error(err, ENOMEM, "%s", n);
+  for (size_t i = 0; i < len; i++) {
+    yajl_val o = YAJL_GET_ARRAY(d)->values[i];
+    crt_device_rule *dr = &r->devices[r->n_devices++];
+    if (!YAJL_IS_OBJECT(o)) return crt_error(err, 0, "%s: .devices[%zu]: expected object", n, i);
+    yajl_val a = jget(o, "allow", NULL), ty = jget(o, "type", NULL), ac = jget(o, "access", NULL);
+    yajl_val mj = jget(o, "major", NULL), mn = jget(o, "minor", NULL);
+    if (!a || (!YAJL_IS_TRUE(a) && !YAJL_IS_FALSE(a)))
+      return crt_error(err, 0, "%s: .devices[%zu].allow: expected boolean", n, i);
+    dr->allow = YAJL_IS_TRUE(a);
+    if (ty && !YAJL_IS_NULL(ty)) {
+      if (!YAJL_IS_STRING(ty) || (strcmp(ty->u.string, "a") && strcmp(ty->u.string, "b") && strcmp(ty->u.string, "c")))
+        return crt_error(err, 0, "%s: .devices[%zu].type: expected \"a\", \"b\" or \"c\"", n, i);
+      if (!(dr->type = strdup(ty->u.string))) return crt_error(err, ENOMEM, "%s", n);
+    }
+    if (ac && !YAJL_IS_NULL(ac)) {
+      if (!YAJL_IS_STRING(ac) || !*ac->u.string || strspn(ac->u.string, "rwm") != strlen(ac->u.string))
+        return crt_error(err, 0, "%s: .devices[%zu].access: expected a combination of r, w and m", n, i);
+      if (!(dr->access = strdup(ac->u.string))) return crt_error(err, ENOMEM, "%s", n);
+    }
+    yajl_val num[2] = {mj, mn};
+    crt_i64 *dst[2] = {&dr->major, &dr->minor};
+    static const char *const nm[2] = {"major", "minor"};
+    for (int k = 0; k < 2; k++) {
+      if (!num[k] || YAJL_IS_NULL(num[k])) continue;
+      if (!YAJL_IS_INTEGER(num[k])) return crt_error(err, 0, "%s: .devices[%zu].%s: expected integer", n, i, nm[k]);
+      dst[k]->set = true;
+      dst[k]->v = YAJL_GET_INTEGER(num[k]);
+    }
+  }
+  return 0;
+}
+
+static int parse_res(yajl_val t, const char *n, crt_resources *r, crt_err **err) {
+  __typeof__(r->memory) *m = &r->memory;
+  __typeof__(r->cpu) *c = &r->cpu;
+  if (jint(t, "memory", "limit", n, &m->limit, err) || jint(t, "memory", "reservation", n, &m->reservation, err) ||
+      jint(t, "memory", "swap", n, &m->swap, err) || jint(t, "memory", "kernel", n, &m->kernel, err) ||
+      jint(t, "memory", "kernelTCP", n, &m->kernel_tcp, err) ||
+      juint(t, "memory", "swappiness", n, &m->swappiness, err) ||
+      jbool(t, "memory", "disableOOMKiller", n, &m->disable_oom_killer, err) ||
+      jbool(t, "memory", "useHierarchy", n, &m->use_hierarchy, err) ||
+      jbool(t, "memory", "checkBeforeUpdate", n, &m->check_before_update, err))
+    return -1;
+  if (juint(t, "cpu", "shares", n, &c->shares, err) || jint(t, "cpu", "quota", n, &c->quota, err) ||
+      juint(t, "cpu", "period", n, &c->period, err) || juint(t, "cpu", "burst", n, &c->burst, err) ||
+      jint(t, "cpu", "realtimeRuntime", n, &c->realtime_runtime, err) ||
+      juint(t, "cpu", "realtimePeriod", n, &c->realtime_period, err) || jint(t, "cpu", "idle", n, &c->idle, err) ||
+      jstr(t, "cpu", "cpus", n, &c->cpus, err) || jstr(t, "cpu", "mems", n, &c->mems, err))
+    return -1;
+  if (juint(t, "blockIO", "weight", n, &r->blkio.weight, err) || jint(t, "pids", "limit", n, &r->pids.limit, err) ||
+      parse_devices(t, n, r, err))
+    return -1;
+  yajl_val u = jget(t, "unified", NULL);
+  if (u && YAJL_IS_OBJECT(u)) {
+    size_t len = YAJL_GET_OBJECT(u)->len;
+    r->unified.v = calloc(len ? len : 1, sizeof *r->unified.v);
+    if (!r->unified.v) return crt_error(err, ENOMEM, "%s", n);
+    for (size_t i = 0; i < len; i++) {
+      yajl_val v = YAJL_GET_OBJECT(u)->values[i];
+      if (!YAJL_IS_STRING(v))
+        return crt_error(err, 0, "%s: .unified.%s: expected string", n, YAJL_GET_OBJECT(u)->keys[i]);
+      r->unified.v[i].key = strdup(YAJL_GET_OBJECT(u)->keys[i]);
+      r->unified.v[i].value = strdup(v->u.string);
+      r->unified.len++;
+    }
+  }
+  return 0;
+}
+
+int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err) {
+  memset(r, 0, sizeof *r);
+  char ebuf[256] = "";
+  yajl_val t = yajl_tree_parse(buf, ebuf, sizeof ebuf);
+  if (!t) return crt_error(err, 0, "%s: invalid JSON: %s", name, ebuf);
+  int rc = YAJL_IS_OBJECT(t) ? parse_res(t, name, r, err) : crt_error(err, 0, "%s: expected an object", name);
+  yajl_tree_free(t);
+  if (rc < 0) crt_cgroup_resources_clear(r);
+  return rc;
+}
+
+void crt_cgroup_resources_clear(crt_resources *r) {
+  free(r->cpu.cpus);
+  free(r->cpu.mems);
+  for (size_t i = 0; i < r->unified.len; i++) {
+    free(r->unified.v[i].key);
+    free(r->unified.v[i].value);
+  }
+  free(r->unified.v);
+  for (size_t i = 0; i < r->n_devices; i++) {
+    free(r->devices[i].type);
+    free(r->devices[i].access);
+  }
+  free(r->devices);
+  memset(r, 0, sizeof *r);
 }

@@ -498,6 +498,30 @@ static void test_v1_empty_parent_cpuset(void **state) {
   free(root), free(p), free(c);
 }
 
+/* The driver is chosen from the mode once, again after a change of root;
+ * systemd wraps it, replacing only the path, start and stop. */
+static void test_driver_table(void **state) {
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  assert_ptr_equal(cg_drv(), &cg_driver_v2);
+  assert_ptr_equal(cg_drv_for(false), &cg_driver_v2);
+  const cg_driver *sd = cg_drv_for(true);
+  assert_ptr_equal(sd->apply, cg_driver_v2.apply);
+  assert_ptr_equal(sd->stats, cg_driver_v2.stats);
+  assert_ptr_not_equal(sd->resolve, cg_driver_v2.resolve);
+  assert_non_null(sd->start);
+  assert_non_null(sd->stop);
+  assert_null(sd->prepare);
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_HYBRID);
+  assert_ptr_equal(cg_drv(), &cg_driver_hybrid);
+  assert_ptr_equal(cg_drv_for(true)->apply, cg_driver_hybrid.apply);
+  assert_string_equal(cg_drv()->unified, "unified");
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  assert_ptr_equal(cg_drv(), &cg_driver_v1);
+  assert_null(cg_drv()->unified);
+  assert_null(cg_drv()->prepare);
+  assert_null(cg_drv()->kill_all);
+}
+
 static void test_device_rules(void **state) {
   crt_device_rule user[] = {{.allow = false, .access = "rwm"}, {.allow = true, .type = "b", .major = {true, 8},
                                                                 .minor = {false, 0}, .access = "r"}};
@@ -827,6 +851,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_empty_parent_cpuset, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_driver_table, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_zero_means_unset, setup, teardown),
