@@ -171,6 +171,10 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     free(pids);
   } else if (signal_init(s, sig) < 0) {
     rc = errno == ESRCH ? crt_error(err, 0, "container not running") : crt_error(err, errno, "kill pid %d", s->pid);
+  } else if (st == CRT_STATUS_PAUSED && sig == SIGKILL && s->cgroup_path && *s->cgroup_path) {
+    /* as runc: a frozen task's SIGKILL waits for a thaw (v1) */
+    cleanup_err crt_err *e = NULL;
+    crt_cgroup_freeze(s->cgroup_path, false, &e);
   }
   crt_state_free(s);
   return rc;

@@ -1,19 +1,15 @@
 /* cgroups: mode detection, path resolution and the operations that work the
  * same way on every hierarchy (join, destroy, pids, kill, freeze). */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -23,6 +19,7 @@
 #include "cgroup_internal.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/testpoint.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -31,9 +28,12 @@
 static const char *override_root;
 static enum crt_cgroup_mode override_mode;
 
+static const cg_driver *chosen;
+
 void crt_cgroup_set_root(const char *root, enum crt_cgroup_mode mode) {
   override_root = root;
   override_mode = mode;
+  chosen = NULL;
 }
 
 static const char *env_root(void) {
@@ -46,6 +46,8 @@ const char *cg_root(void) {
   const char *e = env_root();
   return e ? e : "/sys/fs/cgroup";
 }
+
+bool cg_root_is_test(void) { return override_root || env_root(); }
 
 static bool is_cgroup2(const char *p) {
   struct statfs fs;
@@ -69,6 +71,27 @@ enum crt_cgroup_mode crt_cgroup_mode(void) {
     else cached = CRT_CGROUP_MODE_V1;
   }
   return (enum crt_cgroup_mode)cached;
+}
+
+/* The only place the mode decides anything: every operation goes through
+ * the driver chosen here. */
+const cg_driver *cg_drv(void) {
+  if (!chosen) {
+    enum crt_cgroup_mode m = crt_cgroup_mode();
+    chosen = m == CRT_CGROUP_MODE_V2 ? &cg_driver_v2 : m == CRT_CGROUP_MODE_HYBRID ? &cg_driver_hybrid : &cg_driver_v1;
+  }
+  return chosen;
+}
+
+const cg_driver *cg_drv_for(bool systemd) {
+  static cg_driver sd;
+  static const cg_driver *sd_base;
+  if (!systemd) return cg_drv();
+  if (sd_base != cg_drv()) {
+    sd_base = cg_drv();
+    cg_systemd_wrap(&sd, sd_base);
+  }
+  return &sd;
 }
 
 /* ---- small file helpers ---- */
@@ -287,17 +310,17 @@ static char *clean_path(const char *base, const char *p) {
  * one (and the default, the container id) is relative to the caller's own
  * cgroup.  We resolve it once, against the unified line on v2 and the pids
  * hierarchy on v1, so that one absolute path can be stored in state.json. */
-static int resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err) {
+int cg_fs_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
   const char *p = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->cgroups_path : NULL;
   if (!p || !*p) p = cfg->id;
   if (!p || !*p) return crt_error(err, EINVAL, "cgroup: no container id");
   cleanup_free char *base = NULL;
   if (*p == '/')
     base = strdup("/");
-  else if (override_root || env_root())
+  else if (cg_root_is_test())
     base = strdup("/"); /* a test tree: the caller's cgroup means nothing there */
   else
-    base = own_cgroup(crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? "" : "pids");
+    base = own_cgroup(cg_drv()->own_key);
   if (base) {
     size_t bl = strlen(base);
     /* like runc on v2: never nest below systemd's init.scope */
@@ -312,135 +335,45 @@ static int resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err)
   return 0;
 }
 
-/* "slice:prefix:name" → "/<slice path>/<prefix>-<name>.scope"; runc's
- * systemd driver.  Creating the unit needs systemd, which we check first. */
-static int systemd_path(const crt_cgroup_config *cfg, char **out, crt_err **err) {
-  const char *p = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->cgroups_path : NULL;
-  if (cg_systemd_path(p, cfg->id, cfg->rootless, out, err) < 0) return -1;
-  if (!cg_systemd_running()) {
-    free(crt_steal(*out));
-    return crt_error(err, ENOENT, "systemd cgroup manager: systemd is not running (no /run/systemd/system)");
-  }
-  return 0;
-}
-
 int crt_cgroup_stop_unit(const char *path, crt_err **err) {
-  if (!path || !*path) return 0;
-  return cg_systemd_stop(path, err);
+  const cg_driver *d = cg_drv_for(true);
+  if (!path || !*path || !d->stop) return 0;
+  return d->stop(path, err);
 }
 
-char *crt_cgroup_dir(const char *path, const char *controller) {
-  char *out = NULL;
-  enum crt_cgroup_mode m = crt_cgroup_mode();
-  if (m == CRT_CGROUP_MODE_V2) {
-    if (asprintf(&out, "%s%s", cg_root(), path) < 0) return NULL;
-    return out;
-  }
-  if (controller) {
-    if (asprintf(&out, "%s/%s%s", cg_root(), controller, path) < 0) return NULL;
-    return out;
-  }
-  char **h = cg_v1_hierarchies();
-  if (h && h[0]) (void)!asprintf(&out, "%s%s", h[0], path);
-  cg_strv_free(h);
-  return out;
-}
-
-/* Every directory of the cgroup, one per hierarchy (and unified in hybrid). */
-static char **all_dirs(const char *path) {
-  enum crt_cgroup_mode m = crt_cgroup_mode();
-  size_t n = 0;
-  char **h = m == CRT_CGROUP_MODE_V2 ? NULL : cg_v1_hierarchies();
-  if (h)
-    while (h[n]) n++;
-  char **v = calloc(n + 2, sizeof *v);
-  if (!v) {
-    cg_strv_free(h);
-    return NULL;
-  }
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) (void)!asprintf(&v[k++], "%s%s", h[i], path);
-  if (m == CRT_CGROUP_MODE_V2) (void)!asprintf(&v[k++], "%s%s", cg_root(), path);
-  if (m == CRT_CGROUP_MODE_HYBRID) (void)!asprintf(&v[k++], "%s/unified%s", cg_root(), path);
-  cg_strv_free(h);
-  return v;
-}
-
-/* The directory whose cgroup.procs lists the container's processes. */
-static char *procs_dir(const char *path) {
-  enum crt_cgroup_mode m = crt_cgroup_mode();
-  if (m == CRT_CGROUP_MODE_V2) return crt_cgroup_dir(path, NULL);
-  static const char *pref[] = {"pids", "freezer", "memory", "cpu", "devices", "systemd"};
-  for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
-    char *d = crt_cgroup_dir(path, pref[i]);
-    if (d && access(d, F_OK) == 0) return d;
-    free(d);
-  }
-  if (m == CRT_CGROUP_MODE_HYBRID) {
-    char *d = NULL;
-    if (asprintf(&d, "%s/unified%s", cg_root(), path) < 0) return NULL;
-    return d;
-  }
-  return crt_cgroup_dir(path, NULL);
-}
+char *crt_cgroup_dir(const char *path, const char *controller) { return cg_drv()->dir(path, controller); }
 
 /* ---- enter / join ---- */
 
+/* As runc's create: a frozen pre-existing cgroup is refused (the init
+ * would stop in it and create hang), a non-empty one is warned about. */
+static int check_existing(const char *path, crt_err **err) {
+  if (crt_cgroup_is_frozen(path) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
+  if (!crt_cgroup_exists(path)) return 0;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  crt_err *e = NULL;
+  if (crt_cgroup_pids(path, &pids, &n, &e) < 0) crt_err_free(&e); /* raced with its removal */
+  free(pids);
+  if (n) crt_warn("container's cgroup is not empty: %zu process(es) found", n);
+  return 0;
+}
+
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
-  if (cfg->systemd) return systemd_path(cfg, out, err);
-  return resolve_path(cfg, out, err);
+  int rc = cg_drv_for(cfg->systemd)->resolve(cfg, out, err);
+  if (rc == 0 && check_existing(*out, err) < 0) {
+    free(crt_steal(*out));
+    return -1;
+  }
+  return rc;
 }
 
 int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
+  const cg_driver *d = cg_drv_for(cfg->systemd);
   cleanup_free char *path = NULL;
-  enum crt_cgroup_mode m = crt_cgroup_mode();
-  if (cfg->systemd) {
-    /* systemd makes the scope and puts the pid in it; the rest (other v1
-     * hierarchies, every resource) goes through cgroupfs as below */
-    if (systemd_path(cfg, &path, err) < 0) return -1;
-    if (cg_systemd_start(cfg, path, pid, m == CRT_CGROUP_MODE_V2, err) < 0) return -1;
-  } else if (resolve_path(cfg, &path, err) < 0) {
-    return -1;
-  }
-  int rc;
-  if (m == CRT_CGROUP_MODE_V2) {
-    rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
-  } else {
-    /* Hybrid: the unified directory must exist before the v1 resources
-     * are written (hugetlb may live only there); the pid moves last. */
-    cleanup_free char *u = NULL;
-    int urc = 1;
-    if (m == CRT_CGROUP_MODE_HYBRID) {
-      if (asprintf(&u, "%s/unified", cg_root()) < 0) return crt_error(err, ENOMEM, "cgroup");
-      urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
-      if (urc < 0) return -1;
-    }
-    rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
-    if (rc >= 0 && urc == 0) {
-      cleanup_free char *ud = NULL;
-      crt_err *e = NULL;
-      if (asprintf(&ud, "%s%s", u, path) < 0) {
-        rc = crt_error(err, ENOMEM, "cgroup");
-      } else if (cg_move(ud, pid, &e) < 0) {
-        if (cfg->rootless && cg_perm_error(e->errnum)) {
-          crt_err_free(&e);
-        } else {
-          *err = e;
-          rc = -1;
-        }
-      }
-      if (rc < 0) {
-        crt_err *ign = NULL;
-        crt_cgroup_destroy(path, &ign);
-        crt_err_free(&ign);
-      } else if (rc == 1) {
-        rc = 0; /* joined the unified hierarchy at least */
-      }
-    } else if (rc < 0 && u) {
-      cleanup_free char *ud = NULL;
-      if (asprintf(&ud, "%s%s", u, path) > 0) rmdir(ud);
-    }
-  }
+  if (d->resolve(cfg, &path, err) < 0) return -1;
+  if (d->start && d->start(cfg, path, pid, err) < 0) return -1;
+  int rc = d->enter(cfg, path, pid, err);
   if (rc < 0) return rc;
   /* rc 1: rootless and no hierarchy could be joined */
   *path_out = rc == 1 ? strdup("") : crt_steal(path);
@@ -450,12 +383,11 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
 
 int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err) {
+  const cg_driver *d = cg_drv_for(cfg->systemd);
   *fd = -1;
   *out = CRT_CGROUP_NOT_PREPARED;
-  if (cfg->systemd || crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || !path || !*path) return 0;
-  /* only the directory: resources and the device filter are written after
-   * the clone, while the init starts up (crt_cgroup_configure) */
-  int rc = cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
+  if (!d->prepare || !path || !*path) return 0;
+  int rc = d->prepare(cfg, path, err);
   if (rc < 0) return -1;
   if (rc == 1) { /* rootless, nothing made: nothing to clone into */
     *out = CRT_CGROUP_NONE;
@@ -467,45 +399,25 @@ int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_
 }
 
 int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
-  if (!path || !*path) return 0;
-  return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
+  const cg_driver *d = cg_drv_for(cfg->systemd);
+  if (!path || !*path || !d->configure) return 0;
+  return d->configure(cfg, path, err);
 }
 
 int crt_cgroup_open(const char *path, const char *sub) {
-  if (!path || !*path || crt_cgroup_mode() != CRT_CGROUP_MODE_V2) return -1;
-  if (sub && (strstr(sub, "..") || !*sub)) return -1;
-  char dir[PATH_MAX];
-  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s", cg_root(), path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
-    return -1;
-  return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* Whether pid already sits in the v2 cgroup `rel` (cloned into it). */
-static bool v2_member(pid_t pid, const char *rel) {
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/%d/cgroup", (int)pid);
-  cleanup_free char *buf = NULL;
-  size_t len = 0;
-  crt_err *e = NULL;
-  if (crt_read_file(proc, 4096, &buf, &len, &e) < 0) {
-    crt_err_free(&e);
-    return false;
-  }
-  char *save;
-  for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-    if (strncmp(l, "0::", 3) == 0) return strcmp(l + 3, rel) == 0;
-  return false;
+  if (!path || !*path || !cg_drv()->open) return -1;
+  return cg_drv()->open(path, sub);
 }
 
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
   if (!path || !*path) return 0;
   if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
-  if (!override_root && crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
+  if (!override_root && cg_drv()->member) {
     char rel[PATH_MAX];
     snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
-    if (v2_member(pid, rel)) return 0;
+    if (cg_drv()->member(pid, rel)) return 0;
   }
-  char **dirs = all_dirs(path);
+  char **dirs = cg_drv()->dirs(path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
   int rc = 0;
   for (size_t i = 0; dirs[i] && rc == 0; i++) {
@@ -559,7 +471,7 @@ static int rmdir_tree(const char *dir) {
 
 int crt_cgroup_destroy(const char *path, crt_err **err) {
   if (!path || !*path || strcmp(path, "/") == 0) return 0;
-  char **dirs = all_dirs(path);
+  char **dirs = cg_drv()->dirs(path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: destroy");
   int rc = 0;
   for (size_t i = 0; dirs[i]; i++) {
@@ -605,7 +517,7 @@ static int collect_pids(const char *dir, pid_t **pids, size_t *n, crt_err **err)
 
 bool crt_cgroup_exists(const char *path) {
   if (!path || !*path) return false;
-  cleanup_free char *dir = procs_dir(path);
+  cleanup_free char *dir = cg_drv()->procs_dir(path);
   return dir && access(dir, F_OK) == 0;
 }
 
@@ -613,7 +525,7 @@ int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err) {
   *pids = NULL;
   *n = 0;
   if (!path || !*path) return 0;
-  cleanup_free char *dir = procs_dir(path);
+  cleanup_free char *dir = cg_drv()->procs_dir(path);
   if (!dir) return crt_error(err, ENOMEM, "cgroup: pids");
   if (collect_pids(dir, pids, n, err) < 0) {
     free(crt_steal(*pids));
@@ -623,36 +535,77 @@ int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err) {
   return 0;
 }
 
-int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
-  if (!path || !*path) return 0;
-  enum crt_cgroup_mode m = crt_cgroup_mode();
-  if (sig == SIGKILL && m == CRT_CGROUP_MODE_V2) {
-    cleanup_free char *d = crt_cgroup_dir(path, NULL);
-    if (d && cg_exists(d, "cgroup.kill")) return cg_write(d, "cgroup.kill", "1", err);
+static bool has_pid(const pid_t *v, size_t n, pid_t p) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == p) return true;
+  return false;
+}
+
+/* SIGKILL without a freeze: a task with a fatal signal pending cannot fork
+ * (copy_process fails), so passes over cgroup.procs until one finds no new
+ * pid catch every child forked before its parent got the signal.  A freeze
+ * here would outlive a crt killed midway (delete --force) and leave the
+ * container "paused" with the signal pending. */
+static int kill_all_sigkill(const char *path, crt_err **err) {
+  pid_t *seen = NULL;
+  size_t nseen = 0;
+  int rc = 0;
+  for (int pass = 0; pass < 100 && rc == 0; pass++) {
+    pid_t *pids = NULL;
+    size_t n = 0, fresh = 0;
+    rc = crt_cgroup_pids(path, &pids, &n, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+      if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
+      if (has_pid(seen, nseen, pids[i])) continue;
+      pid_t *nv = realloc(seen, (nseen + 1) * sizeof *nv);
+      if (!nv) rc = crt_error(err, ENOMEM, "cgroup: kill");
+      else (seen = nv)[nseen++] = pids[i], fresh++;
+    }
+    free(pids);
+    if (fresh == 0) break;
   }
-  /* Frozen, no process can fork a child we would miss.  A paused
-   * container is thawed after SIGKILL so that the kill takes effect. */
-  bool froze = false, was_frozen = crt_cgroup_is_frozen(path) == 1;
-  if (!was_frozen) {
-    crt_err *e = NULL;
-    froze = crt_cgroup_freeze(path, true, &e) == 0;
-    crt_err_free(&e);
-  }
+  free(seen);
+  crt_test_point("cgroup:killed");
+  return rc;
+}
+
+/* Sends sig to every process of the cgroup, frozen meanwhile so that no
+ * process can fork a child we would miss, then thaws it: runc's
+ * signalAllProcesses, which thaws a paused container too. */
+static int kill_all_frozen(const char *path, int sig, crt_err **err) {
+  crt_err *e = NULL;
+  bool froze = crt_cgroup_freeze(path, true, &e) == 0; /* no freezer: signal unfrozen */
+  crt_err_free(&e);
   pid_t *pids = NULL;
   size_t n = 0;
   int rc = crt_cgroup_pids(path, &pids, &n, err);
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
   free(pids);
-  if (froze || (was_frozen && sig == SIGKILL)) {
-    crt_err *e = NULL;
-    if (crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
-      *err = e;
-      rc = -1;
-    } else {
-      crt_err_free(&e);
-    }
+  if (froze && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+    *err = e;
+    return -1;
   }
+  crt_err_free(&e);
+  return rc;
+}
+
+int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
+  if (!path || !*path) return 0;
+  if (sig == SIGKILL && cg_drv()->kill_all) {
+    int rc = cg_drv()->kill_all(path, err);
+    if (rc <= 0) return rc;
+  }
+  if (sig != SIGKILL) return kill_all_frozen(path, sig, err);
+  bool was_frozen = crt_cgroup_is_frozen(path) == 1;
+  int rc = kill_all_sigkill(path, err);
+  /* a paused container is thawed so that the kill takes effect (runc) */
+  crt_err *e = NULL;
+  if (was_frozen && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+    *err = e;
+    return -1;
+  }
+  crt_err_free(&e);
   return rc;
 }
 
@@ -663,34 +616,18 @@ static void sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-static int v2_is_frozen(const char *dir) {
-  cleanup_free char *ev = cg_read(dir, "cgroup.events");
-  if (!ev) return -1;
-  char *f = strstr(ev, "frozen ");
-  return f ? f[7] == '1' : 0;
-}
-
-static char *v1_freezer_dir(const char *path) { return crt_cgroup_dir(path, "freezer"); }
-
-static int v1_freezer_state(const char *dir) {
-  cleanup_free char *s = cg_read(dir, "freezer.state");
-  if (!s) return -1;
-  return strncmp(s, "FROZEN", 6) == 0 ? 1 : 0;
-}
-
 int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err) {
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup to freeze");
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  cleanup_free char *dir = v2 ? crt_cgroup_dir(path, NULL) : v1_freezer_dir(path);
+  const cg_driver *d = cg_drv();
+  cleanup_free char *dir = d->freezer_dir(path);
   if (!dir) return crt_error(err, ENOMEM, "cgroup: freeze");
-  const char *file = v2 ? "cgroup.freeze" : "freezer.state";
-  const char *val = v2 ? (freeze ? "1" : "0") : (freeze ? "FROZEN" : "THAWED");
+  const char *val = freeze ? d->freeze_on : d->freeze_off;
   /* ~5 s: v1 may stay FREEZING while a task is in an uninterruptible sleep;
    * writing again retries the freeze. */
   for (int i = 0; i < 1000; i++) {
-    if (i % 50 == 0 && cg_write(dir, file, val, err) < 0) return -1;
-    int st = v2 ? v2_is_frozen(dir) : v1_freezer_state(dir);
-    if (st < 0) return crt_error(err, errno, "cgroup: read %s/%s", dir, v2 ? "cgroup.events" : "freezer.state");
+    if (i % 50 == 0 && cg_write(dir, d->freeze_file, val, err) < 0) return -1;
+    int st = d->frozen(dir);
+    if (st < 0) return crt_error(err, errno, "cgroup: read %s/%s", dir, d->frozen_file);
     if (st == (freeze ? 1 : 0)) return 0;
     sleep_ms(5);
   }
@@ -699,36 +636,31 @@ int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err) {
 
 int crt_cgroup_is_frozen(const char *path) {
   if (!path || !*path) return 0;
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  cleanup_free char *dir = v2 ? crt_cgroup_dir(path, NULL) : v1_freezer_dir(path);
+  cleanup_free char *dir = cg_drv()->freezer_dir(path);
   if (!dir) return -1;
   if (access(dir, F_OK) != 0) return 0;
-  if (v2) {
-    /* cgroup.freeze is the requested state; "frozen" in cgroup.events the reached one. */
-    int st = v2_is_frozen(dir);
-    return st < 0 ? 0 : st;
-  }
-  int st = v1_freezer_state(dir);
+  /* v2: cgroup.freeze is the requested state; "frozen" in cgroup.events the reached one. */
+  int st = cg_drv()->frozen(dir);
   return st < 0 ? 0 : st;
 }
 
 /* ---- stats ---- */
 
-static unsigned long long rd(const char *dir, const char *file) {
+unsigned long long cg_rd(const char *dir, const char *file) {
   unsigned long long v = 0;
   if (cg_read_u64(dir, file, &v) < 0 || v == UINT64_MAX) return 0;
   return v;
 }
 
 /* A "key value" per line file (memory.stat, cpu.stat); value of key or 0. */
-static unsigned long long kv_get(const char *s, const char *key) {
+unsigned long long cg_kv_get(const char *s, const char *key) {
   size_t kl = strlen(key);
   for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
     if (strncmp(p, key, kl) == 0 && p[kl] == ' ') return strtoull(p + kl + 1, NULL, 10);
   return 0;
 }
 
-static int kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n) {
+int cg_kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n) {
   cleanup_free char *dup = strdup(s);
   if (!dup) return -1;
   char *save;
@@ -746,7 +678,7 @@ static int kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n) {
   return 0;
 }
 
-static int push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
+int cg_push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
                    unsigned long long val) {
   crt_cgroup_blkio_entry *nv = realloc(*v, (*n + 1) * sizeof **v);
   if (!nv) return -1;
@@ -755,46 +687,8 @@ static int push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned
   return nv[(*n)++].op ? 0 : -1;
 }
 
-/* v1 blkio.*_recursive: "8:0 Read 4096" lines. */
-static int v1_blkio_file(const char *dir, const char *file, crt_cgroup_blkio_entry **v, size_t *n) {
-  cleanup_free char *s = cg_read(dir, file);
-  if (!s) return 0;
-  char *save;
-  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-    unsigned maj, min;
-    char op[16];
-    unsigned long long val;
-    if (sscanf(l, "%u:%u %15s %llu", &maj, &min, op, &val) == 4 && push_io(v, n, maj, min, op, val) < 0) return -1;
-  }
-  return 0;
-}
-
-/* v2 io.stat: "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0". */
-static int v2_io_stat(const char *dir, crt_cgroup_stats *st) {
-  cleanup_free char *s = cg_read(dir, "io.stat");
-  if (!s) return 0;
-  char *save;
-  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-    unsigned maj, min;
-    if (sscanf(l, "%u:%u", &maj, &min) != 2) continue;
-    static const struct {
-      const char *key, *op;
-      bool bytes;
-    } map[] = {{"rbytes=", "Read", true}, {"wbytes=", "Write", true}, {"rios=", "Read", false}, {"wios=", "Write", false}};
-    for (size_t i = 0; i < 4; i++) {
-      char *f = strstr(l, map[i].key);
-      if (!f) continue;
-      unsigned long long v = strtoull(f + strlen(map[i].key), NULL, 10);
-      int rc = map[i].bytes ? push_io(&st->io_bytes, &st->n_io_bytes, maj, min, map[i].op, v)
-                            : push_io(&st->io_ios, &st->n_io_ios, maj, min, map[i].op, v);
-      if (rc < 0) return -1;
-    }
-  }
-  return 0;
-}
-
 /* Page sizes from hugetlb.<size>.<suffix> file names. */
-static int hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
+int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   struct dirent *e;
@@ -817,16 +711,16 @@ static int hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
     h->pagesize = strdup(size);
     char f[96];
     snprintf(f, sizeof f, "hugetlb.%s.%s", size, v2 ? "current" : "usage_in_bytes");
-    h->usage = rd(dir, f);
+    h->usage = cg_rd(dir, f);
     if (v2) {
       snprintf(f, sizeof f, "hugetlb.%s.events", size);
       cleanup_free char *ev = cg_read(dir, f);
-      h->failcnt = ev ? kv_get(ev, "max") : 0;
+      h->failcnt = ev ? cg_kv_get(ev, "max") : 0;
     } else {
       snprintf(f, sizeof f, "hugetlb.%s.max_usage_in_bytes", size);
-      h->max = rd(dir, f);
+      h->max = cg_rd(dir, f);
       snprintf(f, sizeof f, "hugetlb.%s.failcnt", size);
-      h->failcnt = rd(dir, f);
+      h->failcnt = cg_rd(dir, f);
     }
     if (!h->pagesize) rc = -1;
   }
@@ -834,110 +728,10 @@ static int hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
   return rc;
 }
 
-static int read_percpu(const char *dir, crt_cgroup_stats *st) {
-  cleanup_free char *s = cg_read(dir, "cpuacct.usage_percpu");
-  if (!s) return 0;
-  char *save;
-  for (char *t = strtok_r(s, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-    unsigned long long *nv = realloc(st->percpu, (st->n_percpu + 1) * sizeof *nv);
-    if (!nv) return -1;
-    st->percpu = nv;
-    nv[st->n_percpu++] = strtoull(t, NULL, 10);
-  }
-  return 0;
-}
-
-static int v1_stats(const char *path, crt_cgroup_stats *st) {
-  cleanup_free char *cpuacct = crt_cgroup_dir(path, "cpuacct");
-  cleanup_free char *cpu = crt_cgroup_dir(path, "cpu");
-  cleanup_free char *mem = crt_cgroup_dir(path, "memory");
-  cleanup_free char *pids = crt_cgroup_dir(path, "pids");
-  cleanup_free char *blkio = crt_cgroup_dir(path, "blkio");
-  cleanup_free char *huge = crt_cgroup_dir(path, "hugetlb");
-  if (!cpuacct || !cpu || !mem || !pids || !blkio || !huge) return -1;
-  st->cpu_total = rd(cpuacct, "cpuacct.usage");
-  if (read_percpu(cpuacct, st) < 0) return -1;
-  cleanup_free char *cs = cg_read(cpuacct, "cpuacct.stat");
-  if (cs) {
-    /* USER_HZ ticks to nanoseconds, as runc */
-    long hz = sysconf(_SC_CLK_TCK);
-    if (hz <= 0) hz = 100;
-    st->cpu_user = kv_get(cs, "user") * (1000000000ULL / (unsigned long long)hz);
-    st->cpu_kernel = kv_get(cs, "system") * (1000000000ULL / (unsigned long long)hz);
-  }
-  cleanup_free char *cst = cg_read(cpu, "cpu.stat");
-  if (cst) {
-    st->throttle_periods = kv_get(cst, "nr_periods");
-    st->throttled_periods = kv_get(cst, "nr_throttled");
-    st->throttled_time = kv_get(cst, "throttled_time");
-  }
-  st->mem_usage = rd(mem, "memory.usage_in_bytes");
-  st->mem_max = rd(mem, "memory.max_usage_in_bytes");
-  st->mem_limit = rd(mem, "memory.limit_in_bytes");
-  st->mem_failcnt = rd(mem, "memory.failcnt");
-  st->swap_usage = rd(mem, "memory.memsw.usage_in_bytes");
-  st->swap_max = rd(mem, "memory.memsw.max_usage_in_bytes");
-  st->swap_limit = rd(mem, "memory.memsw.limit_in_bytes");
-  st->swap_failcnt = rd(mem, "memory.memsw.failcnt");
-  st->kernel_usage = rd(mem, "memory.kmem.usage_in_bytes");
-  st->kernel_max = rd(mem, "memory.kmem.max_usage_in_bytes");
-  st->kernel_limit = rd(mem, "memory.kmem.limit_in_bytes");
-  st->kernel_failcnt = rd(mem, "memory.kmem.failcnt");
-  cleanup_free char *ms = cg_read(mem, "memory.stat");
-  if (ms) {
-    st->mem_cache = kv_get(ms, "cache");
-    if (kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
-  }
-  st->pids_current = rd(pids, "pids.current");
-  st->pids_limit = rd(pids, "pids.max");
-  if (v1_blkio_file(blkio, "blkio.throttle.io_service_bytes_recursive", &st->io_bytes, &st->n_io_bytes) < 0 ||
-      v1_blkio_file(blkio, "blkio.throttle.io_serviced_recursive", &st->io_ios, &st->n_io_ios) < 0)
-    return -1;
-  if (access(huge, F_OK) == 0) return hugetlb_stats(huge, false, st);
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID) {
-    cleanup_free char *u = NULL;
-    if (asprintf(&u, "%s/unified%s", cg_root(), path) < 0) return -1;
-    return hugetlb_stats(u, true, st);
-  }
-  return 0;
-}
-
-static int v2_stats(const char *path, crt_cgroup_stats *st) {
-  cleanup_free char *d = crt_cgroup_dir(path, NULL);
-  if (!d) return -1;
-  cleanup_free char *cs = cg_read(d, "cpu.stat");
-  if (cs) {
-    st->cpu_total = kv_get(cs, "usage_usec") * 1000;
-    st->cpu_user = kv_get(cs, "user_usec") * 1000;
-    st->cpu_kernel = kv_get(cs, "system_usec") * 1000;
-    st->throttle_periods = kv_get(cs, "nr_periods");
-    st->throttled_periods = kv_get(cs, "nr_throttled");
-    st->throttled_time = kv_get(cs, "throttled_usec") * 1000;
-  }
-  st->mem_usage = rd(d, "memory.current");
-  st->mem_max = rd(d, "memory.peak");
-  st->mem_limit = rd(d, "memory.max");
-  cleanup_free char *ev = cg_read(d, "memory.events");
-  if (ev) st->mem_failcnt = kv_get(ev, "max");
-  /* runc reports swap as memory+swap, the v1 meaning */
-  st->swap_usage = rd(d, "memory.swap.current") + st->mem_usage;
-  st->swap_limit = rd(d, "memory.swap.max");
-  cleanup_free char *ms = cg_read(d, "memory.stat");
-  if (ms) {
-    st->mem_cache = kv_get(ms, "file");
-    st->kernel_usage = kv_get(ms, "kernel");
-    if (kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
-  }
-  st->pids_current = rd(d, "pids.current");
-  st->pids_limit = rd(d, "pids.max");
-  if (v2_io_stat(d, st) < 0) return -1;
-  return hugetlb_stats(d, true, st);
-}
-
 int crt_cgroup_get_stats(const char *path, crt_cgroup_stats *st, crt_err **err) {
   memset(st, 0, sizeof *st);
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  int rc = crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? v2_stats(path, st) : v1_stats(path, st);
+  int rc = cg_drv()->stats(path, st);
   if (rc < 0) {
     crt_cgroup_stats_free(st);
     return crt_error(err, ENOMEM, "cgroup: stats of %s", path);
@@ -962,90 +756,10 @@ void crt_cgroup_stats_free(crt_cgroup_stats *st) {
 
 int crt_cgroup_oom_fd(const char *path, crt_err **err) {
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) {
-    cleanup_free char *d = crt_cgroup_dir(path, NULL);
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/memory.events", d ? d : "");
-    int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (fd < 0) return crt_error(err, errno, "cgroup: inotify");
-    if (inotify_add_watch(fd, p, IN_MODIFY) < 0) {
-      int e = errno;
-      close(fd);
-      return crt_error(err, e, "cgroup: watch %s", p);
-    }
-    return fd;
-  }
-  cleanup_free char *d = crt_cgroup_dir(path, "memory");
-  char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
-  cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
-  if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
-  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (efd < 0) return crt_error(err, errno, "cgroup: eventfd");
-  char line[64];
-  snprintf(line, sizeof line, "%d %d", efd, ofd);
-  if (cg_write(d, "cgroup.event_control", line, err) < 0) {
-    close(efd);
-    return -1;
-  }
-  return efd;
+  return cg_drv()->oom_fd(path, err);
 }
 
-int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last) {
-  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2) {
-    uint64_t v;
-    if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
-    return (int)v;
-  }
-  char buf[4096];
-  while (read(fd, buf, sizeof buf) > 0) {
-  }
-  cleanup_free char *d = crt_cgroup_dir(path, NULL);
-  cleanup_free char *ev = d ? cg_read(d, "memory.events") : NULL;
-  if (!ev) return -1;
-  unsigned long long n = kv_get(ev, "oom_kill");
-  int delta = n > *last ? (int)(n - *last) : 0;
-  *last = n;
-  return delta;
-}
-
-/* ---- update's input ---- */
-
-int crt_cgroup_parse_size(const char *s, long long *out) {
-  if (!s || !*s) return -1;
-  if (strcmp(s, "-1") == 0) {
-    *out = -1;
-    return 0;
-  }
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || v < 0 || !isdigit((unsigned char)*s)) return -1;
-  while (*end == ' ') end++;
-  double mul = 1;
-  const char *units = "kmgtp";
-  if (*end) {
-    const char *u = strchr(units, tolower((unsigned char)*end));
-    if (u) {
-      for (const char *q = units; q <= u; q++) mul *= 1024;
-      end++;
-    }
-    if (*end == 'i' || *end == 'I') end++;
-    if (*end == 'b' || *end == 'B') end++;
-    if (*end) return -1;
-  }
-  double r = v * mul;
-  if (r > 9.2e18) return -1;
-  *out = (long long)r;
-  return 0;
-}
-
-/* `update -r`: the spec's own resources parser (src/spec/parse_resources.c). */
-int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err) {
-  return crt_resources_parse(buf, strlen(buf), name, r, err);
-}
-
-void crt_cgroup_resources_clear(crt_resources *r) { crt_resources_clear(r); }
+int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last) { return cg_drv()->oom_read(path, fd, last); }
 
 /* Removes dir and its parents up to first_made, the first one we created. */
 void cg_undo_mkdir(const char *dir, const char *first_made) {

@@ -1,4 +1,5 @@
-/* Private to src/linux/cgroup*.c: helpers shared by the v1, v2 and eBPF code. */
+/* Private to src/linux/cgroup*.c: the driver table and the helpers shared
+ * by the v1, v2, systemd and eBPF code. */
 #ifndef CRT_CGROUP_INTERNAL_H
 #define CRT_CGROUP_INTERNAL_H
 
@@ -8,8 +9,76 @@
 
 #include "crt/cgroup.h"
 
+/* ---- the driver table ----
+ * One driver per cgroup layout (v1, hybrid, v2), chosen once per process
+ * from crt_cgroup_mode(); --systemd-cgroup wraps the host's driver with
+ * the systemd unit's path, start and stop.  cgroup.c dispatches every
+ * public operation through it; nothing else asks for the mode. */
+typedef struct cg_driver {
+  const char *name;
+  bool v2;              /* resources are v2 files (validation, systemd properties) */
+  const char *own_key;  /* the /proc/self/cgroup line relative paths start from */
+  const char *unified;  /* hybrid: the unified hierarchy's directory under the root */
+  /* the container's cgroup path for cfg */
+  int (*resolve)(const crt_cgroup_config *cfg, char **out, crt_err **err);
+  /* systemd: the transient unit with pid in it, before enter; NULL otherwise */
+  int (*start)(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
+  /* systemd: stops the unit; NULL otherwise */
+  int (*stop)(const char *path, crt_err **err);
+  /* makes the cgroup, writes resources and devices, moves pid in; 1:
+   * rootless and nothing could be joined (nothing left behind) */
+  int (*enter)(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
+  /* the directory alone, before the init is cloned into it (1: rootless,
+   * none); configure writes the rest.  NULL: enter after the clone. */
+  int (*prepare)(const crt_cgroup_config *cfg, const char *path, crt_err **err);
+  int (*configure)(const crt_cgroup_config *cfg, const char *path, crt_err **err);
+  /* directory of path holding controller (NULL: the main one); malloc'd */
+  char *(*dir)(const char *path, const char *controller);
+  /* every directory of path, one per hierarchy; NULL-terminated */
+  char **(*dirs)(const char *path);
+  /* the directory whose cgroup.procs lists the container's processes */
+  char *(*procs_dir)(const char *path);
+  /* the directory fd for clone3's CLONE_INTO_CGROUP; NULL: none */
+  int (*open)(const char *path, const char *sub);
+  /* pid already sits in cgroup rel (cloned into it); NULL: unknown */
+  bool (*member)(pid_t pid, const char *rel);
+  /* SIGKILL to the whole cgroup at once; 1: not available here */
+  int (*kill_all)(const char *path, crt_err **err);
+  /* freezer: the directory, the file written and the state read back */
+  char *(*freezer_dir)(const char *path);
+  const char *freeze_file, *frozen_file, *freeze_on, *freeze_off;
+  int (*frozen)(const char *dir); /* 1 frozen, 0 not, -1 unreadable */
+  /* update: resources (validated first) and the whole device policy */
+  int (*apply)(const char *path, const crt_resources *r, crt_err **err);
+  int (*devices)(const char *path, const crt_device_rule *rules, size_t n, crt_err **err);
+  int (*stats)(const char *path, crt_cgroup_stats *st);
+  int (*oom_fd)(const char *path, crt_err **err);
+  int (*oom_read)(const char *path, int fd, unsigned long long *last);
+} cg_driver;
+
+extern const cg_driver cg_driver_v1, cg_driver_hybrid, cg_driver_v2;
+/* The host's driver (chosen on first use, again after crt_cgroup_set_root). */
+const cg_driver *cg_drv(void);
+/* The host's driver, or its systemd wrapper. */
+const cg_driver *cg_drv_for(bool systemd);
+/* cgroupfs paths as runc's fs driver (cgroup.c). */
+int cg_fs_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
+/* *out = fs with systemd's resolve, start and stop (cgroup_systemd.c). */
+void cg_systemd_wrap(cg_driver *out, const cg_driver *fs);
+
+/* stats helpers (cgroup.c): a number file (0 when missing or "max"), a
+ * value of a "key value" file, all of its lines, one io entry, hugetlb. */
+unsigned long long cg_rd(const char *dir, const char *file);
+unsigned long long cg_kv_get(const char *s, const char *key);
+int cg_kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n);
+int cg_push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
+               unsigned long long val);
+int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st);
+
 /* The cgroup filesystem root ("/sys/fs/cgroup" unless overridden). */
 const char *cg_root(void);
+/* The root is a test tree (crt_cgroup_set_root or CRT_CGROUP_ROOT). */
+bool cg_root_is_test(void);
 
 /* Writes val to dir/file: "cgroup: write FILE: strerror". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);

@@ -2,12 +2,14 @@
  * fails, the files already written are put back as they were, so that an
  * update is applied whole or not at all. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
@@ -222,20 +224,10 @@ static int update_devices(const char *path, const crt_resources *r, crt_err **er
   for (size_t i = 0; i < r->n_devices; i++)
     if (allows_all(&r->devices[i]))
       crt_warn("update: linux.resources.devices[%zu] allows access to all devices", i);
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  cleanup_free char *d = crt_cgroup_dir(path, v2 ? NULL : "devices");
-  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
-  if (!v2 && access(d, F_OK) != 0) return crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
   crt_device_rule *rules = NULL;
   size_t n = 0;
   if (cg_update_device_rules(r, &rules, &n, err) < 0) return -1;
-  int rc;
-  if (v2) {
-    rc = cg_v2_devices(d, rules, n, err);
-  } else {
-    cg_journal_note_devices(d);
-    rc = cg_v1_devices(d, rules, n, err);
-  }
+  int rc = cg_drv()->devices(path, rules, n, err);
   cg_device_rules_free(rules, n);
   return rc;
 }
@@ -243,13 +235,10 @@ static int update_devices(const char *path, const crt_resources *r, crt_err **er
 int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
   if (!r) return 0;
-  bool v2 = crt_cgroup_mode() == CRT_CGROUP_MODE_V2;
-  /* cg_v1_apply/cg_v2_apply validate every value before their first write */
-  cleanup_free char *d = v2 ? crt_cgroup_dir(path, NULL) : NULL;
-  if (v2 && !d) return crt_error(err, ENOMEM, "cgroup: update");
   journal_clear();
   journal.on = true;
-  int rc = v2 ? cg_v2_apply(d, r, err) : cg_v1_apply(path, r, err);
+  /* apply validates every value before its first write */
+  int rc = cg_drv()->apply(path, r, err);
   /* devices last: a v2 program is replaced atomically, and nothing after
    * it can fail */
   if (rc == 0 && r->n_devices) rc = update_devices(path, r, err);
@@ -257,3 +246,41 @@ int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
   journal_clear();
   return rc;
 }
+
+/* ---- update's input ---- */
+
+int crt_cgroup_parse_size(const char *s, long long *out) {
+  if (!s || !*s) return -1;
+  if (strcmp(s, "-1") == 0) {
+    *out = -1;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || v < 0 || !isdigit((unsigned char)*s)) return -1;
+  while (*end == ' ') end++;
+  double mul = 1;
+  const char *units = "kmgtp";
+  if (*end) {
+    const char *u = strchr(units, tolower((unsigned char)*end));
+    if (u) {
+      for (const char *q = units; q <= u; q++) mul *= 1024;
+      end++;
+    }
+    if (*end == 'i' || *end == 'I') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+  }
+  double r = v * mul;
+  if (r > 9.2e18) return -1;
+  *out = (long long)r;
+  return 0;
+}
+
+/* update -r: the spec's own resources parser, so create and update agree. */
+int crt_cgroup_parse_resources_json(const char *buf, const char *name, crt_resources *r, crt_err **err) {
+  return crt_resources_parse(buf, strlen(buf), name, r, err);
+}
+
+void crt_cgroup_resources_clear(crt_resources *r) { crt_resources_clear(r); }

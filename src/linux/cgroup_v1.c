@@ -1,24 +1,43 @@
-/* cgroup v1: one directory per controller hierarchy. */
+/* cgroup v1: one directory per controller hierarchy; the v1 and hybrid
+ * drivers. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
+
+#ifndef CGROUP_SUPER_MAGIC
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#endif
 
 /* The hierarchies we create in, by mount directory name. */
 static const char *const v1_ctrls[] = {"cpu",     "cpuacct", "cpuset",  "memory",   "devices",    "freezer",
                                        "blkio",   "pids",    "net_cls", "net_prio", "net_cls,net_prio",
                                        "hugetlb", "perf_event", "rdma", "misc", "systemd", NULL};
 
-char **cg_v1_hierarchies(void) {
+/* A directory under the root is a hierarchy only when a cgroup filesystem
+ * is mounted on it: runc's tests (and admins) leave stray empty directories
+ * such as net_cls there, and a pid written into one of those fails.  A test
+ * tree (CRT_CGROUP_ROOT) holds plain directories. */
+static bool is_hierarchy(const char *d, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode)) return false;
+  if (cg_root_is_test()) return true;
+  struct statfs fs;
+  return statfs(d, &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC;
+}
+
+static char **detect_hierarchies(void) {
   size_t n = sizeof v1_ctrls / sizeof v1_ctrls[0];
   char **v = calloc(n, sizeof *v);
   struct stat seen[32];
@@ -28,7 +47,7 @@ char **cg_v1_hierarchies(void) {
     char d[PATH_MAX];
     snprintf(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]);
     struct stat st;
-    if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    if (stat(d, &st) != 0 || !is_hierarchy(d, &st)) continue;
     /* cpu and cpuacct are often symlinks to one "cpu,cpuacct" mount. */
     bool dup = false;
     for (size_t j = 0; j < k; j++)
@@ -38,6 +57,34 @@ char **cg_v1_hierarchies(void) {
     v[k++] = strdup(d);
   }
   return v;
+}
+
+static char **strv_dup(char *const *v) {
+  size_t n = 0;
+  while (v[n]) n++;
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++)
+    if (!(out[i] = strdup(v[i]))) {
+      cg_strv_free(out);
+      return NULL;
+    }
+  return out;
+}
+
+/* The mounts do not change under one crt process (statfs on every
+ * hierarchy for each call would be one syscall per controller per call);
+ * the cache follows the root, which unit tests switch. */
+char **cg_v1_hierarchies(void) {
+  static char **cached;
+  static char cached_root[PATH_MAX];
+  if (!cached || strcmp(cached_root, cg_root()) != 0) {
+    char **v = detect_hierarchies();
+    if (!v) return NULL;
+    cg_strv_free(cached);
+    cached = v;
+    snprintf(cached_root, sizeof cached_root, "%s", cg_root());
+  }
+  return strv_dup(cached);
 }
 
 static char *ctrl_dir(const char *ctrl, const char *path) {
@@ -77,10 +124,12 @@ static int mkdir_cg(const char *dir, bool cpuset, char **first_made, crt_err **e
     *p = 0;
     if (mkdir(buf, 0755) == 0) {
       if (!*first_made) *first_made = strdup(buf);
-      if (cpuset && cpuset_inherit(buf, err) < 0) return -1;
     } else if (errno != EEXIST) {
       return crt_error(err, errno, "cgroup: mkdir %s", buf);
     }
+    /* existing levels too (runc's ensureParent): an empty pre-existing
+     * parent would leave its new child empty as well */
+    if (cpuset && cpuset_inherit(buf, err) < 0) return -1;
     *p = c;
     if (c == 0) break;
   }
@@ -346,7 +395,7 @@ static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
   bool v1 = d && access(d, F_OK) == 0;
   cleanup_free char *u = NULL;
   /* Hybrid hosts may have hugetlb only on the unified hierarchy. */
-  if (!v1 && crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID) (void)!asprintf(&u, "%s/unified%s", cg_root(), c->path);
+  if (!v1 && cg_drv()->unified) (void)!asprintf(&u, "%s/%s%s", cg_root(), cg_drv()->unified, c->path);
   for (size_t i = 0; i < r->n_hugepage_limits; i++) {
     const crt_hugepage_limit *h = &r->hugepage_limits[i];
     char file[128];
@@ -405,3 +454,216 @@ int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err) {
   }
   return 0;
 }
+
+/* ---- the v1 and hybrid drivers ---- */
+
+static char *v1_dir(const char *path, const char *controller) {
+  char *out = NULL;
+  if (controller) return asprintf(&out, "%s/%s%s", cg_root(), controller, path) < 0 ? NULL : out;
+  char **h = cg_v1_hierarchies();
+  if (h && h[0]) (void)!asprintf(&out, "%s%s", h[0], path);
+  cg_strv_free(h);
+  return out;
+}
+
+/* Every hierarchy's directory, and the unified one in hybrid. */
+static char **v1_dirs(const char *path) {
+  size_t n = 0;
+  char **h = cg_v1_hierarchies();
+  if (h)
+    while (h[n]) n++;
+  char **v = calloc(n + 2, sizeof *v);
+  if (!v) {
+    cg_strv_free(h);
+    return NULL;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) (void)!asprintf(&v[k++], "%s%s", h[i], path);
+  if (cg_drv()->unified) (void)!asprintf(&v[k++], "%s/%s%s", cg_root(), cg_drv()->unified, path);
+  cg_strv_free(h);
+  return v;
+}
+
+static char *v1_procs_dir(const char *path) {
+  static const char *pref[] = {"pids", "freezer", "memory", "cpu", "devices", "systemd"};
+  for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
+    char *d = v1_dir(path, pref[i]);
+    if (d && access(d, F_OK) == 0) return d;
+    free(d);
+  }
+  if (cg_drv()->unified) {
+    char *d = NULL;
+    return asprintf(&d, "%s/%s%s", cg_root(), cg_drv()->unified, path) < 0 ? NULL : d;
+  }
+  return v1_dir(path, NULL);
+}
+
+static int v1_enter_cfg(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+  return cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+}
+
+/* Moves pid into the unified directory ud after the v1 hierarchies. */
+static int hybrid_move(const crt_cgroup_config *cfg, const char *ud, pid_t pid, crt_err **err) {
+  crt_err *e = NULL;
+  if (cg_move(ud, pid, &e) == 0) return 0;
+  if (cfg->rootless && cg_perm_error(e->errnum)) {
+    crt_err_free(&e);
+    return 0;
+  }
+  *err = e;
+  return -1;
+}
+
+/* The unified directory must exist before the v1 resources are written
+ * (hugetlb may live only there); the pid moves last. */
+static int hybrid_enter(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+  cleanup_free char *u = NULL, *ud = NULL;
+  if (asprintf(&u, "%s/%s", cg_root(), cg_driver_hybrid.unified) < 0 || asprintf(&ud, "%s%s", u, path) < 0)
+    return crt_error(err, ENOMEM, "cgroup");
+  int urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
+  if (urc < 0) return -1;
+  int rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+  if (rc < 0) {
+    if (urc == 0) rmdir(ud);
+    return -1;
+  }
+  if (urc != 0) return rc;
+  if (hybrid_move(cfg, ud, pid, err) < 0) {
+    crt_err *ign = NULL;
+    crt_cgroup_destroy(path, &ign);
+    crt_err_free(&ign);
+    return -1;
+  }
+  return 0; /* joined the unified hierarchy at least */
+}
+
+static char *v1_freezer_dir(const char *path) { return v1_dir(path, "freezer"); }
+
+static int v1_frozen(const char *dir) {
+  cleanup_free char *s = cg_read(dir, "freezer.state");
+  if (!s) return -1;
+  return strncmp(s, "FROZEN", 6) == 0 ? 1 : 0;
+}
+
+static int v1_update_devices(const char *path, const crt_device_rule *rules, size_t n, crt_err **err) {
+  cleanup_free char *d = v1_dir(path, "devices");
+  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
+  if (access(d, F_OK) != 0) return crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
+  cg_journal_note_devices(d);
+  return cg_v1_devices(d, rules, n, err);
+}
+
+/* v1 blkio.*_recursive: "8:0 Read 4096" lines. */
+static int v1_blkio_file(const char *dir, const char *file, crt_cgroup_blkio_entry **v, size_t *n) {
+  cleanup_free char *s = cg_read(dir, file);
+  if (!s) return 0;
+  char *save;
+  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    unsigned maj, min;
+    char op[16];
+    unsigned long long val;
+    if (sscanf(l, "%u:%u %15s %llu", &maj, &min, op, &val) == 4 && cg_push_io(v, n, maj, min, op, val) < 0) return -1;
+  }
+  return 0;
+}
+
+static int read_percpu(const char *dir, crt_cgroup_stats *st) {
+  cleanup_free char *s = cg_read(dir, "cpuacct.usage_percpu");
+  if (!s) return 0;
+  char *save;
+  for (char *t = strtok_r(s, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+    unsigned long long *nv = realloc(st->percpu, (st->n_percpu + 1) * sizeof *nv);
+    if (!nv) return -1;
+    st->percpu = nv;
+    nv[st->n_percpu++] = strtoull(t, NULL, 10);
+  }
+  return 0;
+}
+
+static int v1_stats(const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *cpuacct = v1_dir(path, "cpuacct");
+  cleanup_free char *cpu = v1_dir(path, "cpu");
+  cleanup_free char *mem = v1_dir(path, "memory");
+  cleanup_free char *pids = v1_dir(path, "pids");
+  cleanup_free char *blkio = v1_dir(path, "blkio");
+  cleanup_free char *huge = v1_dir(path, "hugetlb");
+  if (!cpuacct || !cpu || !mem || !pids || !blkio || !huge) return -1;
+  st->cpu_total = cg_rd(cpuacct, "cpuacct.usage");
+  if (read_percpu(cpuacct, st) < 0) return -1;
+  cleanup_free char *cs = cg_read(cpuacct, "cpuacct.stat");
+  if (cs) {
+    /* USER_HZ ticks to nanoseconds, as runc */
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0) hz = 100;
+    st->cpu_user = cg_kv_get(cs, "user") * (1000000000ULL / (unsigned long long)hz);
+    st->cpu_kernel = cg_kv_get(cs, "system") * (1000000000ULL / (unsigned long long)hz);
+  }
+  cleanup_free char *cst = cg_read(cpu, "cpu.stat");
+  if (cst) {
+    st->throttle_periods = cg_kv_get(cst, "nr_periods");
+    st->throttled_periods = cg_kv_get(cst, "nr_throttled");
+    st->throttled_time = cg_kv_get(cst, "throttled_time");
+  }
+  st->mem_usage = cg_rd(mem, "memory.usage_in_bytes");
+  st->mem_max = cg_rd(mem, "memory.max_usage_in_bytes");
+  st->mem_limit = cg_rd(mem, "memory.limit_in_bytes");
+  st->mem_failcnt = cg_rd(mem, "memory.failcnt");
+  st->swap_usage = cg_rd(mem, "memory.memsw.usage_in_bytes");
+  st->swap_max = cg_rd(mem, "memory.memsw.max_usage_in_bytes");
+  st->swap_limit = cg_rd(mem, "memory.memsw.limit_in_bytes");
+  st->swap_failcnt = cg_rd(mem, "memory.memsw.failcnt");
+  st->kernel_usage = cg_rd(mem, "memory.kmem.usage_in_bytes");
+  st->kernel_max = cg_rd(mem, "memory.kmem.max_usage_in_bytes");
+  st->kernel_limit = cg_rd(mem, "memory.kmem.limit_in_bytes");
+  st->kernel_failcnt = cg_rd(mem, "memory.kmem.failcnt");
+  cleanup_free char *ms = cg_read(mem, "memory.stat");
+  if (ms) {
+    st->mem_cache = cg_kv_get(ms, "cache");
+    if (cg_kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
+  }
+  st->pids_current = cg_rd(pids, "pids.current");
+  st->pids_limit = cg_rd(pids, "pids.max");
+  if (v1_blkio_file(blkio, "blkio.throttle.io_service_bytes_recursive", &st->io_bytes, &st->n_io_bytes) < 0 ||
+      v1_blkio_file(blkio, "blkio.throttle.io_serviced_recursive", &st->io_ios, &st->n_io_ios) < 0)
+    return -1;
+  if (access(huge, F_OK) == 0) return cg_hugetlb_stats(huge, false, st);
+  if (cg_drv()->unified) {
+    cleanup_free char *u = NULL;
+    if (asprintf(&u, "%s/%s%s", cg_root(), cg_drv()->unified, path) < 0) return -1;
+    return cg_hugetlb_stats(u, true, st);
+  }
+  return 0;
+}
+
+/* An eventfd registered on memory.oom_control: one count per OOM. */
+static int v1_oom_fd(const char *path, crt_err **err) {
+  cleanup_free char *d = v1_dir(path, "memory");
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
+  cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
+  if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
+  int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (efd < 0) return crt_error(err, errno, "cgroup: eventfd");
+  char line[64];
+  snprintf(line, sizeof line, "%d %d", efd, ofd);
+  if (cg_write(d, "cgroup.event_control", line, err) < 0) {
+    close(efd);
+    return -1;
+  }
+  return efd;
+}
+
+static int v1_oom_read(const char *path, int fd, unsigned long long *last) {
+  uint64_t v;
+  if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
+  return (int)v;
+}
+
+#define V1_COMMON                                                                                              \
+  .own_key = "pids", .resolve = cg_fs_resolve, .dir = v1_dir, .dirs = v1_dirs, .procs_dir = v1_procs_dir,    \
+  .freezer_dir = v1_freezer_dir, .freeze_file = "freezer.state", .frozen_file = "freezer.state",             \
+  .freeze_on = "FROZEN", .freeze_off = "THAWED", .frozen = v1_frozen, .apply = cg_v1_apply,                  \
+  .devices = v1_update_devices, .stats = v1_stats, .oom_fd = v1_oom_fd, .oom_read = v1_oom_read
+
+const cg_driver cg_driver_v1 = {.name = "v1", V1_COMMON, .enter = v1_enter_cfg};
+const cg_driver cg_driver_hybrid = {.name = "hybrid", V1_COMMON, .unified = "unified", .enter = hybrid_enter};

@@ -1,5 +1,5 @@
 /* cgroup v2: one unified hierarchy; v1-style values are translated as runc
- * does (formulas in docs/cgroups.md). */
+ * does (formulas in docs/cgroups.md).  The v2 driver. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup_internal.h"
+#include "crt/fs.h"
 #include "crt/log.h"
 
 unsigned long long cg_shares_to_weight(unsigned long long shares) {
@@ -294,3 +296,178 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
   if (rc < 0) cg_undo_mkdir(dir, made);
   return rc;
 }
+
+/* ---- the v2 driver ---- */
+
+static char *v2_dir(const char *path, const char *controller) {
+  char *out = NULL;
+  return asprintf(&out, "%s%s", cg_root(), path) < 0 ? NULL : out;
+}
+
+static char **v2_dirs(const char *path) {
+  char **v = calloc(2, sizeof *v);
+  if (v && !(v[0] = v2_dir(path, NULL))) {
+    free(v);
+    return NULL;
+  }
+  return v;
+}
+
+static char *v2_procs_dir(const char *path) { return v2_dir(path, NULL); }
+
+static int v2_enter_cfg(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+  return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
+}
+
+/* only the directory: resources and the device filter are written after
+ * the clone, while the init starts up (v2_configure) */
+static int v2_prepare(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
+}
+
+static int v2_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
+}
+
+static int v2_open(const char *path, const char *sub) {
+  if (sub && (strstr(sub, "..") || !*sub)) return -1;
+  char dir[PATH_MAX];
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s", cg_root(), path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
+    return -1;
+  return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Whether pid already sits in the v2 cgroup `rel` (cloned into it). */
+static bool v2_member(pid_t pid, const char *rel) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/%d/cgroup", (int)pid);
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  crt_err *e = NULL;
+  if (crt_read_file(proc, 4096, &buf, &len, &e) < 0) {
+    crt_err_free(&e);
+    return false;
+  }
+  char *save;
+  for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+    if (strncmp(l, "0::", 3) == 0) return strcmp(l + 3, rel) == 0;
+  return false;
+}
+
+static int v2_kill_all(const char *path, crt_err **err) {
+  cleanup_free char *d = v2_dir(path, NULL);
+  if (!d || !cg_exists(d, "cgroup.kill")) return 1; /* before 5.14 */
+  return cg_write(d, "cgroup.kill", "1", err);
+}
+
+static int v2_frozen(const char *dir) {
+  cleanup_free char *ev = cg_read(dir, "cgroup.events");
+  if (!ev) return -1;
+  char *f = strstr(ev, "frozen ");
+  return f ? f[7] == '1' : 0;
+}
+
+static int v2_apply_path(const char *path, const crt_resources *r, crt_err **err) {
+  cleanup_free char *d = v2_dir(path, NULL);
+  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
+  return cg_v2_apply(d, r, err);
+}
+
+static int v2_update_devices(const char *path, const crt_device_rule *rules, size_t n, crt_err **err) {
+  cleanup_free char *d = v2_dir(path, NULL);
+  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
+  return cg_v2_devices(d, rules, n, err);
+}
+
+/* v2 io.stat: "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0". */
+static int v2_io_stat(const char *dir, crt_cgroup_stats *st) {
+  cleanup_free char *s = cg_read(dir, "io.stat");
+  if (!s) return 0;
+  char *save;
+  for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    unsigned maj, min;
+    if (sscanf(l, "%u:%u", &maj, &min) != 2) continue;
+    static const struct {
+      const char *key, *op;
+      bool bytes;
+    } map[] = {{"rbytes=", "Read", true}, {"wbytes=", "Write", true}, {"rios=", "Read", false}, {"wios=", "Write", false}};
+    for (size_t i = 0; i < 4; i++) {
+      char *f = strstr(l, map[i].key);
+      if (!f) continue;
+      unsigned long long v = strtoull(f + strlen(map[i].key), NULL, 10);
+      int rc = map[i].bytes ? cg_push_io(&st->io_bytes, &st->n_io_bytes, maj, min, map[i].op, v)
+                            : cg_push_io(&st->io_ios, &st->n_io_ios, maj, min, map[i].op, v);
+      if (rc < 0) return -1;
+    }
+  }
+  return 0;
+}
+
+static int v2_stats(const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *d = v2_dir(path, NULL);
+  if (!d) return -1;
+  cleanup_free char *cs = cg_read(d, "cpu.stat");
+  if (cs) {
+    st->cpu_total = cg_kv_get(cs, "usage_usec") * 1000;
+    st->cpu_user = cg_kv_get(cs, "user_usec") * 1000;
+    st->cpu_kernel = cg_kv_get(cs, "system_usec") * 1000;
+    st->throttle_periods = cg_kv_get(cs, "nr_periods");
+    st->throttled_periods = cg_kv_get(cs, "nr_throttled");
+    st->throttled_time = cg_kv_get(cs, "throttled_usec") * 1000;
+  }
+  st->mem_usage = cg_rd(d, "memory.current");
+  st->mem_max = cg_rd(d, "memory.peak");
+  st->mem_limit = cg_rd(d, "memory.max");
+  cleanup_free char *ev = cg_read(d, "memory.events");
+  if (ev) st->mem_failcnt = cg_kv_get(ev, "max");
+  /* runc reports swap as memory+swap, the v1 meaning */
+  st->swap_usage = cg_rd(d, "memory.swap.current") + st->mem_usage;
+  st->swap_limit = cg_rd(d, "memory.swap.max");
+  cleanup_free char *ms = cg_read(d, "memory.stat");
+  if (ms) {
+    st->mem_cache = cg_kv_get(ms, "file");
+    st->kernel_usage = cg_kv_get(ms, "kernel");
+    if (cg_kv_all(ms, &st->mem_raw, &st->n_mem_raw) < 0) return -1;
+  }
+  st->pids_current = cg_rd(d, "pids.current");
+  st->pids_limit = cg_rd(d, "pids.max");
+  if (v2_io_stat(d, st) < 0) return -1;
+  return cg_hugetlb_stats(d, true, st);
+}
+
+/* inotify on memory.events: each change may be an OOM kill. */
+static int v2_oom_fd(const char *path, crt_err **err) {
+  cleanup_free char *d = v2_dir(path, NULL);
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/memory.events", d ? d : "");
+  int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd < 0) return crt_error(err, errno, "cgroup: inotify");
+  if (inotify_add_watch(fd, p, IN_MODIFY) < 0) {
+    int e = errno;
+    close(fd);
+    return crt_error(err, e, "cgroup: watch %s", p);
+  }
+  return fd;
+}
+
+static int v2_oom_read(const char *path, int fd, unsigned long long *last) {
+  char buf[4096];
+  while (read(fd, buf, sizeof buf) > 0) {
+  }
+  cleanup_free char *d = v2_dir(path, NULL);
+  cleanup_free char *ev = d ? cg_read(d, "memory.events") : NULL;
+  if (!ev) return -1;
+  unsigned long long n = cg_kv_get(ev, "oom_kill");
+  int delta = n > *last ? (int)(n - *last) : 0;
+  *last = n;
+  return delta;
+}
+
+const cg_driver cg_driver_v2 = {
+    .name = "v2", .v2 = true, .own_key = "", .resolve = cg_fs_resolve, .enter = v2_enter_cfg,
+    .prepare = v2_prepare, .configure = v2_configure, .dir = v2_dir, .dirs = v2_dirs, .procs_dir = v2_procs_dir,
+    .open = v2_open, .member = v2_member, .kill_all = v2_kill_all, .freezer_dir = v2_procs_dir,
+    .freeze_file = "cgroup.freeze", .frozen_file = "cgroup.events", .freeze_on = "1", .freeze_off = "0",
+    .frozen = v2_frozen, .apply = v2_apply_path, .devices = v2_update_devices, .stats = v2_stats,
+    .oom_fd = v2_oom_fd, .oom_read = v2_oom_read,
+};

@@ -220,3 +220,24 @@ test_update_all_or_nothing() {
   assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit restored"
   crt delete -f "$id"
 }
+
+# Guards kill_all_sigkill (src/linux/cgroup.c): delete --force kills
+# without freezing the cgroup, so a delete SIGKILLed right after its kill
+# (the test build stops at the point "cgroup:killed") leaves a stopped
+# container, not one frozen with its SIGKILL pending (state "paused").
+test_delete_force_killed_midway_leaves_no_freeze() {
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  CRT_TEST_PAUSE=cgroup:killed CRT_TEST_PAUSE_FILE=$T/paused "$tp" --root "$CRT_ROOT" delete --force "$id" \
+    </dev/null >"$T/tp.out" 2>&1 &
+  local dpid=$!
+  wait_for test -s "$T/paused" || { kill -9 $dpid; fail "delete --force never reached cgroup:killed: $(cat "$T/tp.out")"; }
+  kill -9 $dpid; wait $dpid 2>/dev/null
+  local st; st=$(state_field "$id" status)
+  [ "$st" != paused ] || fail "delete --force killed midway left the container paused"
+  wait_eval "[ \"\$(state_field $id status)\" = stopped ]" || fail "the init did not die: $(state_field "$id" status)"
+  crt delete "$id" || fail "delete after the interrupted delete --force"
+}

@@ -475,6 +475,53 @@ static void test_v1_enter(void **state) {
   free(path);
 }
 
+/* runc's ensureParent: an empty pre-existing parent cpuset is filled from
+ * its own parent, and the new child from it; the hierarchies follow a
+ * change of root despite their cache. */
+static void test_v1_empty_parent_cpuset(void **state) {
+  v1_tree("/p/c");
+  char *root = v1dir("cpuset", ""), *p = v1dir("cpuset", "/p"), *c = v1dir("cpuset", "/p/c");
+  touch(root, "cpuset.cpus", "0-1\n");
+  touch(root, "cpuset.mems", "0\n");
+  touch(p, "cpuset.cpus", "\n");
+  touch(p, "cpuset.mems", "");
+  char **h = cg_v1_hierarchies();
+  assert_non_null(h);
+  assert_non_null(h[0]);
+  assert_ptr_equal(strstr(h[0], tree), h[0]);
+  cg_strv_free(h);
+  crt_err *e = NULL;
+  assert_int_equal(cg_v1_enter("/p/c", NULL, false, 99, &e), 0);
+  assert_file(p, "cpuset.cpus", "0-1");
+  assert_file(p, "cpuset.mems", "0");
+  assert_file(c, "cpuset.cpus", "0-1");
+  free(root), free(p), free(c);
+}
+
+/* The driver is chosen from the mode once, again after a change of root;
+ * systemd wraps it, replacing only the path, start and stop. */
+static void test_driver_table(void **state) {
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  assert_ptr_equal(cg_drv(), &cg_driver_v2);
+  assert_ptr_equal(cg_drv_for(false), &cg_driver_v2);
+  const cg_driver *sd = cg_drv_for(true);
+  assert_ptr_equal(sd->apply, cg_driver_v2.apply);
+  assert_ptr_equal(sd->stats, cg_driver_v2.stats);
+  assert_ptr_not_equal(sd->resolve, cg_driver_v2.resolve);
+  assert_non_null(sd->start);
+  assert_non_null(sd->stop);
+  assert_null(sd->prepare);
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_HYBRID);
+  assert_ptr_equal(cg_drv(), &cg_driver_hybrid);
+  assert_ptr_equal(cg_drv_for(true)->apply, cg_driver_hybrid.apply);
+  assert_string_equal(cg_drv()->unified, "unified");
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  assert_ptr_equal(cg_drv(), &cg_driver_v1);
+  assert_null(cg_drv()->unified);
+  assert_null(cg_drv()->prepare);
+  assert_null(cg_drv()->kill_all);
+}
+
 static void test_device_rules(void **state) {
   crt_device_rule user[] = {{.allow = false, .access = "rwm"}, {.allow = true, .type = "b", .major = {true, 8},
                                                                 .minor = {false, 0}, .access = "r"}};
@@ -803,6 +850,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_resources, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_empty_parent_cpuset, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_driver_table, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_zero_means_unset, setup, teardown),

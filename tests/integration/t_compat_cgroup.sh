@@ -1,0 +1,156 @@
+# Differential tests of cgroup handling: runc 1.1.5's observable behaviour
+# on this v1 hybrid host.  Every test passes with crt and with
+# `CRT_BIN=/usr/sbin/runc ONLY=t_compat_cgroup bash tests/integration/run.sh`.
+# The tests make cgroups by hand; their names come from new_id, so that
+# run.sh's leak check sees any left behind, and a trap removes them even
+# when the test fails.
+
+# mounted_hierarchies: the directories of every cgroup mount (v1 and v2).
+mounted_hierarchies() {
+  awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) ~ /^cgroup2?$/) print $5; break } }' /proc/self/mountinfo
+}
+
+# rm_cgroup NAME: removes /NAME (deepest first) from every hierarchy,
+# thawed first, and the stray directory named NAME if one was made.
+rm_cgroup() {
+  local h d
+  for h in $(mounted_hierarchies); do
+    [ -d "$h/$1" ] || continue
+    [ -f "$h/$1/freezer.state" ] && echo THAWED >"$h/$1/freezer.state"
+    for d in $(find "$h/$1" -depth -type d); do rmdir "$d" 2>/dev/null; done
+  done
+}
+
+# run_detached ID BUNDLE: run -d with the container's stdio off our pipes;
+# $rc, and runc's or crt's own stderr in $out.
+run_detached() {
+  crt run -d --bundle "$2" "$1" </dev/null >/dev/null 2>"$T/run.err"; rc=$?
+  out=$(cat "$T/run.err")
+}
+
+# Guards cg_v1_hierarchies (src/linux/cgroup_v1.c): a hierarchy is a
+# cgroup mount, not any directory under /sys/fs/cgroup (runc's own tests
+# leave empty ones such as net_cls behind for a moment).
+test_stray_controller_directory() {
+  local n stray=""
+  for n in net_cls net_prio perf_event rdma misc; do
+    if [ ! -e "/sys/fs/cgroup/$n" ] && ! mounted_hierarchies | grep -qx "/sys/fs/cgroup/$n"; then stray=$n; break; fi
+  done
+  [ -n "$stray" ] || fail "every candidate controller is mounted here: no stray directory to make"
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  trap 'rmdir "/sys/fs/cgroup/'"$stray"'" 2>/dev/null' EXIT
+  # as short as possible: other runs on this machine see the directory too
+  mkdir "/sys/fs/cgroup/$stray" || fail "mkdir /sys/fs/cgroup/$stray"
+  run_rc crt run --bundle "$T/b" "$id"
+  rmdir "/sys/fs/cgroup/$stray"
+  assert_eq 0 "$rc" "run with a stray /sys/fs/cgroup/$stray: $out"
+  [ -z "$(crt list -q)" ] || fail "run left a container"
+}
+
+# Guards check_existing in crt_cgroup_resolve (src/linux/cgroup.c): a
+# pre-existing cgroupsPath whose freezer is FROZEN is refused at once, and
+# nothing is left behind (the cgroup itself is not the container's).
+test_frozen_cgroup_is_refused() {
+  local cg; cg=$(new_id)
+  trap 'rm_cgroup "'"$cg"'"' EXIT
+  mkdir "/sys/fs/cgroup/freezer/$cg" || fail "mkdir freezer/$cg"
+  echo FROZEN >"/sys/fs/cgroup/freezer/$cg/freezer.state"
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$cg'"
+  local id; id=$(new_id)
+  # a process frozen on v1 does not even die of SIGKILL: a hung create is
+  # thawed before it is killed
+  "$CRT_BIN" --root "$CRT_ROOT" run --bundle "$T/b" "$id" </dev/null >"$T/out" 2>&1 &
+  local cpid=$!
+  if ! wait_eval "! kill -0 $cpid"; then
+    echo THAWED >"/sys/fs/cgroup/freezer/$cg/freezer.state"
+    kill -9 $cpid; wait $cpid
+    fail "run in a frozen cgroup hangs"
+  fi
+  wait $cpid; rc=$?; out=$(cat "$T/out")
+  assert_eq 1 "$rc" "run in a frozen cgroup: $out"
+  assert_contains "$out" "container's cgroup unexpectedly frozen"
+  [ -z "$(crt list -q)" ] || fail "the refused create left a container"
+  assert_eq FROZEN "$(cat "/sys/fs/cgroup/freezer/$cg/freezer.state")" "the cgroup is left as it was"
+  [ ! -d "/sys/fs/cgroup/pids/$cg" ] || fail "the refused create made /sys/fs/cgroup/pids/$cg"
+}
+
+# Guards check_existing (src/linux/cgroup.c): joining a cgroup that already
+# has processes works, with runc's warning.
+test_nonempty_cgroup_warns() {
+  local cg h; cg=$(new_id)
+  sleep 100 &
+  local spid=$!
+  trap 'kill -9 '"$spid"' 2>/dev/null; wait '"$spid"' 2>/dev/null; rm_cgroup "'"$cg"'"' EXIT
+  for h in $(mounted_hierarchies); do
+    mkdir "$h/$cg" || fail "mkdir $h/$cg"
+    # a new cpuset is empty: it would refuse the process
+    [ -f "$h/$cg/cpuset.cpus" ] && cat "$h/cpuset.cpus" >"$h/$cg/cpuset.cpus" && cat "$h/cpuset.mems" >"$h/$cg/cpuset.mems"
+    echo "$spid" >"$h/$cg/cgroup.procs" || fail "cannot put a process in $h/$cg"
+  done
+  make_bundle "$T/b"
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$cg'"
+  local id; id=$(new_id)
+  run_detached "$id" "$T/b"
+  assert_eq 0 "$rc" "run in a non-empty cgroup: $out"
+  assert_contains "$out" "container's cgroup is not empty: 1 process(es) found"
+  assert_eq running "$(state_field "$id" status)"
+  kill -9 "$spid"; wait "$spid" 2>/dev/null
+  crt delete -f "$id" || fail "delete -f"
+}
+
+# Guards mkdir_cg's cpuset_inherit (src/linux/cgroup_v1.c): an empty
+# pre-existing parent cpuset is filled from its parent (runc's
+# ensureParent), so create and update of cpus work.
+test_empty_parent_cpuset_is_filled() {
+  local p; p=$(new_id)
+  local cs=/sys/fs/cgroup/cpuset
+  [ -f $cs/cpuset.cpus ] || fail "no v1 cpuset hierarchy at $cs"
+  trap 'rm_cgroup "'"$p"'"' EXIT
+  mkdir "$cs/$p" || fail "mkdir $cs/$p"
+  [ -z "$(tr -d ' \n' <"$cs/$p/cpuset.cpus")" ] || fail "a new cpuset is not empty here (clone_children?)"
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$p/$id'"
+  run_detached "$id" "$T/b"
+  assert_eq 0 "$rc" "run below an empty parent cpuset: $out"
+  assert_eq "$(cat $cs/cpuset.cpus)" "$(cat "$cs/$p/cpuset.cpus")" "parent cpus filled from the root"
+  assert_eq "$(cat $cs/cpuset.mems)" "$(cat "$cs/$p/cpuset.mems")" "parent mems filled from the root"
+  run_rc crt update --cpuset-cpus 0 "$id"; assert_eq 0 "$rc" "update --cpuset-cpus 0: $out"
+  assert_eq 0 "$(cat "$cs/$p/$id/cpuset.cpus")" "the container's cpus after update"
+  crt delete -f "$id" || fail "delete -f"
+}
+
+# kill_paused BUNDLE ARGS...: runs a container, pauses it, then `kill ARGS`
+# (the id goes before the last one); $id, and $rc of the kill.
+kill_paused() {
+  local b=$1; shift
+  id=$(new_id)
+  crt run -d --bundle "$b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  crt pause "$id" || fail "pause"
+  local n=$(($# - 1))
+  run_rc crt kill "${@:1:n}" "$id" "${@: -1}"
+  sleep 0.3
+}
+
+# Guards crt_container_kill (src/container/lifecycle.c) and crt_cgroup_kill
+# (src/linux/cgroup.c) on a paused container, as runc 1.1.5: kill of the
+# init with SIGKILL thaws the container (a frozen task's SIGKILL stays
+# pending on v1), with another signal leaves it paused; kill --all freezes,
+# signals and thaws, so a paused container ends up running (or stopped).
+test_kill_paused_container() {
+  make_bundle "$T/b"
+  kill_paused "$T/b" TERM; assert_eq 0 "$rc" "kill TERM of a paused container: $out"
+  assert_eq paused "$(state_field "$id" status)" "after kill TERM"
+  crt delete -f "$id" || fail "delete -f"
+  kill_paused "$T/b" --all USR1; assert_eq 0 "$rc" "kill --all USR1 of a paused container: $out"
+  assert_eq running "$(state_field "$id" status)" "after kill --all USR1"
+  crt delete -f "$id" || fail "delete -f"
+  local a
+  for a in KILL "--all KILL"; do
+    kill_paused "$T/b" $a; assert_eq 0 "$rc" "kill $a of a paused container: $out"
+    wait_eval "[ \"\$(state_field $id status)\" = stopped ]" || fail "kill $a left it $(state_field "$id" status)"
+    crt delete "$id" || fail "delete after kill $a"
+  done
+}
