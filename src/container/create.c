@@ -609,7 +609,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (crt_mkdir_p(o->root, 0700, err) < 0) goto out;
   if (crt_container_dir(o->root, o->id, dir, sizeof dir, err) < 0) goto out;
   if (mkdir(dir, 0700) < 0) {
-    if (errno == EEXIST) crt_error(err, 0, "container with id exists: %s", o->id);
+    if (errno == EEXIST) crt_error_kind(err, CRT_ERR_EXISTS, 0, "container with id exists: %s", o->id);
     else crt_error(err, errno, "mkdir %s", dir);
     dir[0] = 0;
     goto out;

@@ -140,14 +140,15 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   if (load_locked(root, id, &s, &lock, err) < 0) return -1;
   enum crt_status st = crt_state_status(s);
   if (st != CRT_STATUS_CREATED) {
-    if (st == CRT_STATUS_STOPPED) crt_error(err, 0, "cannot start a container that has stopped");
-    else if (st == CRT_STATUS_CREATING) crt_error(err, 0, "cannot start a container that is still being created");
-    else crt_error(err, 0, "cannot start an already running container");
+    if (st == CRT_STATUS_STOPPED) crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that has stopped");
+    else if (st == CRT_STATUS_CREATING)
+      crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that is still being created");
+    else crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start an already running container");
     goto out;
   }
   if (crt_state_load_spec(s, &spec, err) < 0) goto out;
   if (!spec->process) { /* config.md: OPTIONAL at create, REQUIRED at start */
-    crt_error(err, 0, "config.json: .process: not set; the runtime-spec requires it at start");
+    crt_error_kind(err, CRT_ERR_INVALID, 0, "config.json: .process: not set; the runtime-spec requires it at start");
     goto out;
   }
   char fifo[PATH_MAX];
@@ -195,7 +196,7 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
      * kill --all after such a container's exit).  No cgroup: nothing left. */
     rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
   } else if (st == CRT_STATUS_STOPPED) {
-    rc = crt_error(err, 0, "container not running");
+    rc = crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running");
   } else if (all && s->cgroup_path && *s->cgroup_path) {
     rc = crt_cgroup_kill(s->cgroup_path, sig, err);
   } else if (all) { /* no cgroup (rootless): its pid namespace */
@@ -208,7 +209,8 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     }
     free(pids);
   } else if (signal_init(s, sig) < 0) {
-    rc = errno == ESRCH ? crt_error(err, 0, "container not running") : crt_error(err, errno, "kill pid %d", s->pid);
+    rc = errno == ESRCH ? crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running")
+                        : crt_error(err, errno, "kill pid %d", s->pid);
   }
   crt_state_free(s);
   return rc;
@@ -257,9 +259,9 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   cleanup_err crt_err *lerr = NULL;
   if (crt_container_id_check(id, err) < 0) return -1;
   if (load_locked(root, id, &s, &lock, &lerr) < 0) {
-    if (lerr->errnum == ENOENT && !strstr(lerr->msg, "has no state yet")) {
+    if (lerr->kind == CRT_ERR_NOT_FOUND) {
       if (force) return 0;
-      return crt_error(err, 0, "container %s does not exist", id);
+      return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
     }
     if (!force) {
       *err = crt_steal(lerr);
@@ -294,7 +296,8 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
    * --force (docs/spec-conformance.md). */
   if (st != CRT_STATUS_STOPPED) {
     if (!force) {
-      crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
+      crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", id,
+                     crt_status_name(st));
       goto out;
     }
   }
