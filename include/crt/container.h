@@ -36,12 +36,13 @@ int crt_container_id_check(const char *id, crt_err **err);
 /* <root>/<id> into buf. */
 int crt_container_dir(const char *root, const char *id, char *buf, size_t len, crt_err **err);
 
-/* Loads state.json; error "container does not exist" (ENOENT) when missing. */
+/* Loads state.json.  Errors: "container does not exist" (CRT_ERR_NOT_FOUND);
+ * a directory without a usable state.json (CRT_ERR_NO_STATE). */
 int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **err);
 /* The parsing and validation half of crt_state_load: buf (len bytes, need not
  * be NUL-terminated; parsing stops at a NUL) must be a state.json whose "id"
  * is id; dir becomes s->dir; path_for_messages names the file in errors
- * ("PATH: corrupt state file ...", errnum EINVAL). */
+ * ("PATH: corrupt state file ...", CRT_ERR_NO_STATE). */
 int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir, const char *path_for_messages,
                     crt_state **out, crt_err **err);
 int crt_state_save(const char *root, crt_state *s, crt_err **err);

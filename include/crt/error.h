@@ -12,15 +12,34 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* What went wrong, for callers that act on it (delete --force of an absent
+ * container succeeds, of a half-made one cleans up): they switch on the
+ * kind, never on the text.  Set where the error is made; wrapping keeps it. */
+enum crt_err_kind {
+  CRT_ERR_SYSTEM,    /* the default: a failing call (errnum says which) or anything unclassified */
+  CRT_ERR_NOT_FOUND, /* no container with that id */
+  CRT_ERR_EXISTS,    /* a container with that id exists already */
+  CRT_ERR_BAD_STATE, /* the container's status forbids the operation (start of a stopped one) */
+  CRT_ERR_INVALID,   /* an id, argument or config that cannot be accepted */
+  CRT_ERR_NO_STATE,  /* the container's directory holds no usable state.json: being created,
+                      * left half-made, or damaged (delete --force still removes it) */
+};
+
 typedef struct crt_err {
+  enum crt_err_kind kind;
   int errnum; /* errno of the root cause, 0 when none */
   char *msg;  /* full text, "context: context: cause" */
 } crt_err;
 
-/* Sets *err to fmt (+ ": strerror(errnum)" when errnum != 0); returns -1.
- * When *err is already set, the old error is freed first. */
+/* Sets *err to fmt (+ ": strerror(errnum)" when errnum != 0), of kind
+ * CRT_ERR_SYSTEM; returns -1.  When *err is already set, the old error is
+ * freed first. */
 int crt_error(crt_err **err, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* crt_error with a kind. */
+int crt_error_kind(crt_err **err, enum crt_err_kind kind, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Prepends "fmt: " to an existing error; returns -1. */
 int crt_error_wrap(crt_err **err, const char *fmt, ...)

@@ -180,7 +180,7 @@ int crt_cmd_events(int argc, char **argv) {
   cleanup_free char *path = s->cgroup_path ? strdup(s->cgroup_path) : NULL;
   enum crt_status st = crt_state_status(s);
   crt_state_free(s);
-  if (st == CRT_STATUS_STOPPED) rc = crt_error(&err, 0, "container with id %s is not running", id);
+  if (st == CRT_STATUS_STOPPED) rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container with id %s is not running", id);
   else if (!path || !*path) rc = crt_error(&err, 0, "container %s has no cgroup: no events", id);
   else if (stats) rc = print_stats(id, path, &err);
   else rc = stream(id, path, interval, &err);

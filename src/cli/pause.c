@@ -33,9 +33,9 @@ static int run(const char *id, bool freeze) {
   int rc = 0;
   /* runc pauses created containers too; resume needs a paused one */
   if (freeze && st != CRT_STATUS_RUNNING && st != CRT_STATUS_CREATED)
-    rc = crt_error(&err, 0, "container not running");
+    rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container not running");
   else if (!freeze && st != CRT_STATUS_PAUSED)
-    rc = crt_error(&err, 0, "container not paused");
+    rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container not paused");
   else if (!s->cgroup_path || !*s->cgroup_path)
     rc = crt_error(&err, 0, "container %s has no cgroup (rootless?): cannot %s", id, freeze ? "pause" : "resume");
   else

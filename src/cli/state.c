@@ -41,18 +41,102 @@ int crt_cmd_state(int argc, char **argv) {
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int crt_cmd_list(int argc, char **argv) {
+/* The entries of the state root, sorted; none when it does not exist. */
+static int list_names(const char *dir, char ***out, size_t *count, crt_err **err) {
+  DIR *d = opendir(dir);
+  char **names = NULL;
+  size_t n = 0;
+  if (!d) {
+    *out = NULL;
+    *count = 0;
+    return errno == ENOENT ? 0 : crt_error(err, errno, "open %s", dir);
+  }
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char **nn = realloc(names, (n + 1) * sizeof *names);
+    if (!nn) break;
+    names = nn;
+    if ((names[n] = strdup(e->d_name))) n++;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, cmp_names);
+  *out = names;
+  *count = n;
+  return 0;
+}
+
+/* Table cells, printed like runc's tabwriter (min width 12, padding 3). */
+enum { NCOL = 6 };
+typedef struct {
+  char *(*rows)[NCOL];
+  size_t n;
+} list_table;
+
+static void table_add(list_table *t, const char *const cells[NCOL]) {
+  if (!t->rows) return;
+  for (int k = 0; k < NCOL; k++) t->rows[t->n][k] = strdup(cells[k]);
+  t->n++;
+}
+
+static void table_print(const list_table *t) {
+  size_t w[NCOL] = {0};
+  for (size_t r = 0; r < t->n; r++)
+    for (int k = 0; k < NCOL; k++)
+      if (t->rows[r][k] && strlen(t->rows[r][k]) + 3 > w[k]) w[k] = strlen(t->rows[r][k]) + 3;
+  for (size_t r = 0; r < t->n; r++) {
+    for (int k = 0; k < NCOL; k++) {
+      size_t wk = w[k] < 12 ? 12 : w[k];
+      if (k == NCOL - 1) printf("%s\n", t->rows[r][k] ? t->rows[r][k] : "");
+      else printf("%-*s", (int)wk, t->rows[r][k] ? t->rows[r][k] : "");
+    }
+  }
+}
+
+static void table_free(list_table *t) {
+  for (size_t r = 0; t->rows && r < t->n; r++)
+    for (int k = 0; k < NCOL; k++) free(t->rows[r][k]);
+  free(t->rows);
+}
+
+/* The owner column: the state directory's owner, as runc shows it. */
+static void owner_of(const char *dir, char *buf, size_t len) {
+  struct stat sb;
+  snprintf(buf, len, "root");
+  if (stat(dir, &sb) != 0) return;
+  struct passwd *pw = getpwuid(sb.st_uid);
+  if (pw) snprintf(buf, len, "%s", pw->pw_name);
+  else snprintf(buf, len, "#%u", sb.st_uid);
+}
+
+/* One container: its id (quiet), its state JSON, or a table row. */
+static void list_one(const crt_state *s, bool json, bool quiet, bool first, list_table *t) {
+  enum crt_status st = crt_state_status(s);
+  if (quiet) {
+    printf("%s\n", s->id);
+  } else if (json) {
+    char *j = crt_state_json(s, st, false);
+    printf("%s%s", first ? "" : ",", j);
+    free(j);
+  } else {
+    char owner[64], pid[24];
+    owner_of(s->dir, owner, sizeof owner);
+    snprintf(pid, sizeof pid, "%d", st == CRT_STATUS_STOPPED ? 0 : s->pid);
+    const char *cells[NCOL] = {s->id, pid, crt_status_name(st), s->bundle, s->created, owner};
+    table_add(t, cells);
+  }
+}
+
+static int list_parse(int argc, char **argv, const char **format, bool *quiet) {
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  const char *format = "table";
-  bool quiet = false;
   int c;
   while ((c = crt_getopt(argc, argv, "+f:qh", opts, argv[0])) != -1) {
     switch (c) {
-    case 'f': format = optarg; break;
-    case 'q': quiet = true; break;
+    case 'f': *format = optarg; break;
+    case 'q': *quiet = true; break;
     case 'h':
       printf("Usage: crt list [command options]\n\nOPTIONS:\n   --format value, -f value  select one of: table or json (default: \"table\")\n"
              "   --quiet, -q               display only container IDs\n");
@@ -60,87 +144,41 @@ int crt_cmd_list(int argc, char **argv) {
     default: return 1;
     }
   }
-  if (strcmp(format, "table") && strcmp(format, "json")) return crt_usage_error(argv[0], "invalid format option");
+  if (strcmp(*format, "table") && strcmp(*format, "json")) return crt_usage_error(argv[0], "invalid format option");
   if (crt_require_args(argv[0], argc - optind, 0, 0, "no arguments") < 0) return 1;
-  DIR *d = opendir(crt_g.root);
+  return -1;
+}
+
+int crt_cmd_list(int argc, char **argv) {
+  const char *format = "table";
+  bool quiet = false;
+  int rc = list_parse(argc, argv, &format, &quiet);
+  if (rc >= 0) return rc;
+  cleanup_err crt_err *err = NULL;
   char **names = NULL;
   size_t n = 0;
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      if (e->d_name[0] == '.') continue;
-      char **nn = realloc(names, (n + 1) * sizeof *names);
-      if (!nn) break;
-      names = nn;
-      names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-  } else if (errno != ENOENT) {
-    cleanup_err crt_err *err = NULL;
-    crt_error(&err, errno, "open %s", crt_g.root);
-    return crt_fail(err);
-  }
-  qsort(names, n, sizeof *names, cmp_names);
-  /* Table cells first, printed like runc's tabwriter (min width 12, padding 3). */
-  enum { NCOL = 6 };
-  char *(*rows)[NCOL] = calloc(n + 1, sizeof *rows);
-  size_t nrows = 0;
-  if (!rows) n = 0;
-  static const char *head[NCOL] = {"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"};
-  for (int k = 0; rows && k < NCOL; k++) rows[0][k] = strdup(head[k]);
-  nrows = 1;
-  if (!strcmp(format, "json") && !quiet) printf("[");
+  if (list_names(crt_g.root, &names, &n, &err) < 0) return crt_fail(err);
+  bool json = !strcmp(format, "json");
+  list_table t = {.rows = calloc(n + 1, sizeof *t.rows)};
+  if (!t.rows) n = 0;
+  static const char *const head[NCOL] = {"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"};
+  table_add(&t, head);
+  if (json && !quiet) printf("[");
   bool first = true;
   for (size_t i = 0; i < n; i++) {
     crt_state *s = NULL;
-    cleanup_err crt_err *err = NULL;
-    if (crt_state_load(crt_g.root, names[i], &s, &err) < 0) {
-      free(names[i]);
-      continue; /* being created or deleted right now */
-    }
-    enum crt_status st = crt_state_status(s);
-    int pid = st == CRT_STATUS_STOPPED ? 0 : s->pid;
-    if (quiet) {
-      printf("%s\n", s->id);
-    } else if (!strcmp(format, "json")) {
-      char *json = crt_state_json(s, st, false);
-      printf("%s%s", first ? "" : ",", json);
-      free(json);
-    } else {
-      struct stat sb;
-      char owner[64] = "root";
-      if (stat(s->dir, &sb) == 0) {
-        struct passwd *pw = getpwuid(sb.st_uid);
-        if (pw) snprintf(owner, sizeof owner, "%s", pw->pw_name);
-        else snprintf(owner, sizeof owner, "#%u", sb.st_uid);
-      }
-      char pidbuf[24];
-      snprintf(pidbuf, sizeof pidbuf, "%d", pid);
-      const char *cells[NCOL] = {s->id, pidbuf, crt_status_name(st), s->bundle, s->created, owner};
-      for (int k = 0; k < NCOL; k++) rows[nrows][k] = strdup(cells[k]);
-      nrows++;
-    }
-    first = false;
-    crt_state_free(s);
-    free(names[i]);
-  }
-  if (!strcmp(format, "json") && !quiet) printf("]\n");
-  if (!quiet && !strcmp(format, "table") && rows) {
-    size_t w[NCOL] = {0};
-    for (size_t r = 0; r < nrows; r++)
-      for (int k = 0; k < NCOL; k++)
-        if (rows[r][k] && strlen(rows[r][k]) + 3 > w[k]) w[k] = strlen(rows[r][k]) + 3;
-    for (size_t r = 0; r < nrows; r++) {
-      for (int k = 0; k < NCOL; k++) {
-        size_t wk = w[k] < 12 ? 12 : w[k];
-        if (k == NCOL - 1) printf("%s\n", rows[r][k] ? rows[r][k] : "");
-        else printf("%-*s", (int)wk, rows[r][k] ? rows[r][k] : "");
-      }
+    cleanup_err crt_err *lerr = NULL;
+    /* an error: being created or deleted right now */
+    if (crt_state_load(crt_g.root, names[i], &s, &lerr) == 0) {
+      list_one(s, json, quiet, first, &t);
+      first = false;
+      crt_state_free(s);
     }
   }
-  for (size_t r = 0; rows && r < nrows; r++)
-    for (int k = 0; k < NCOL; k++) free(rows[r][k]);
-  free(rows);
+  if (json && !quiet) printf("]\n");
+  if (!quiet && !json) table_print(&t);
+  table_free(&t);
+  for (size_t i = 0; i < n; i++) free(names[i]);
   free(names);
   return 0;
 }

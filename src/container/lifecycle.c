@@ -88,17 +88,30 @@ static int load_locked(const char *root, const char *id, crt_state **s, int *loc
 
 static int destroy(crt_state *s, crt_err **err);
 
+/* Kills the container with SIGKILL: every process of its cgroup, then the
+ * init (by pidfd, so never a reused pid); a frozen cgroup is thawed, as
+ * runc does, since a v1 freezer holds the signal until then.  Only an init
+ * that outlives the wait is an error: a failing kill or thaw is warned
+ * about (op: "delete", "start"), as it is likely why the wait failed. */
+static int stop_container(const crt_state *s, const char *op, crt_err **err) {
+  cleanup_err crt_err *e = NULL;
+  bool cg = s->cgroup_path && *s->cgroup_path;
+  if (cg && crt_cgroup_kill(s->cgroup_path, SIGKILL, &e) < 0) crt_warn("%s %s: %s", op, s->id, e->msg);
+  if (cg && crt_cgroup_is_frozen(s->cgroup_path) == 1 && crt_cgroup_freeze(s->cgroup_path, false, &e) < 0)
+    crt_warn("%s %s: %s", op, s->id, e->msg);
+  if (signal_init(s, SIGKILL) < 0 && errno != ESRCH)
+    crt_warn("%s %s: kill pid %d: %s", op, s->id, s->pid, strerror(errno));
+  if (!wait_stopped(s, 10000)) return crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
+  return 0;
+}
+
 /* A failing startContainer or poststart hook: "generate an error, stop the
  * container, and continue the lifecycle at step 12" (destroy, then the
  * poststop hooks), as runc and crun remove the container.  The caller's
  * error stays the hook's; trouble here is only warned about. */
 static void stop_and_destroy(crt_state *s) {
   cleanup_err crt_err *e = NULL;
-  if (s->cgroup_path && *s->cgroup_path) crt_cgroup_kill(s->cgroup_path, SIGKILL, &e);
-  crt_err_free(&e);
-  signal_init(s, SIGKILL);
-  if (!wait_stopped(s, 10000)) crt_warn("container init %d did not exit after SIGKILL", s->pid);
-  else if (destroy(s, &e) < 0) crt_warn("%s", e->msg);
+  if (stop_container(s, "start", &e) < 0 || destroy(s, &e) < 0) crt_warn("%s", e->msg);
 }
 
 int crt_container_start(const char *root, const char *id, crt_err **err) {
@@ -108,14 +121,15 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   if (load_locked(root, id, &s, &lock, err) < 0) return -1;
   enum crt_status st = crt_state_status(s);
   if (st != CRT_STATUS_CREATED) {
-    if (st == CRT_STATUS_STOPPED) crt_error(err, 0, "cannot start a container that has stopped");
-    else if (st == CRT_STATUS_CREATING) crt_error(err, 0, "cannot start a container that is still being created");
-    else crt_error(err, 0, "cannot start an already running container");
+    if (st == CRT_STATUS_STOPPED) crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that has stopped");
+    else if (st == CRT_STATUS_CREATING)
+      crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that is still being created");
+    else crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start an already running container");
     goto out;
   }
   if (crt_state_load_spec(s, &spec, err) < 0) goto out;
   if (!spec->process) { /* config.md: OPTIONAL at create, REQUIRED at start */
-    crt_error(err, 0, "config.json: .process: not set; the runtime-spec requires it at start");
+    crt_error_kind(err, CRT_ERR_INVALID, 0, "config.json: .process: not set; the runtime-spec requires it at start");
     goto out;
   }
   if (crt_exec_fifo_release(s->dir, &fd, err) < 0) goto out;
@@ -157,7 +171,7 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
      * kill --all after such a container's exit).  No cgroup: nothing left. */
     rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
   } else if (st == CRT_STATUS_STOPPED) {
-    rc = crt_error(err, 0, "container not running");
+    rc = crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running");
   } else if (all && s->cgroup_path && *s->cgroup_path) {
     rc = crt_cgroup_kill(s->cgroup_path, sig, err);
   } else if (all) { /* no cgroup (rootless): its pid namespace */
@@ -170,7 +184,8 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     }
     free(pids);
   } else if (signal_init(s, sig) < 0) {
-    rc = errno == ESRCH ? crt_error(err, 0, "container not running") : crt_error(err, errno, "kill pid %d", s->pid);
+    rc = errno == ESRCH ? crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running")
+                        : crt_error(err, errno, "kill pid %d", s->pid);
   } else if (st == CRT_STATUS_PAUSED && sig == SIGKILL && s->cgroup_path && *s->cgroup_path) {
     /* as runc: a frozen task's SIGKILL waits for a thaw (v1) */
     cleanup_err crt_err *e = NULL;
@@ -223,9 +238,9 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   cleanup_err crt_err *lerr = NULL;
   if (crt_container_id_check(id, err) < 0) return -1;
   if (load_locked(root, id, &s, &lock, &lerr) < 0) {
-    if (lerr->errnum == ENOENT && !strstr(lerr->msg, "has no state yet")) {
+    if (lerr->kind == CRT_ERR_NOT_FOUND) {
       if (force) return 0;
-      return crt_error(err, 0, "container %s does not exist", id);
+      return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
     }
     if (!force) {
       *err = crt_steal(lerr);
@@ -237,15 +252,9 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
     if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
     crt_state *r = NULL;
     if (crt_state_load_rescue(root, id, &r) == 0) {
-      if (crt_state_status(r) != CRT_STATUS_STOPPED) {
-        if (r->cgroup_path && *r->cgroup_path) {
-          cleanup_err crt_err *kerr = NULL;
-          crt_cgroup_kill(r->cgroup_path, SIGKILL, &kerr);
-        }
-        signal_init(r, SIGKILL);
-        wait_stopped(r, 10000);
-      }
       cleanup_err crt_err *derr = NULL;
+      if (crt_state_status(r) != CRT_STATUS_STOPPED && stop_container(r, "delete", &derr) < 0)
+        crt_warn("delete %s: %s", id, derr->msg);
       if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
         crt_warn("%s", derr->msg);
       crt_state_free(r);
@@ -258,29 +267,18 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   /* runtime-spec: deleting a container that is not stopped MUST generate an
    * error, created ones included; runc deletes those silently, crt wants
    * --force (docs/spec-conformance.md). */
-  if (st != CRT_STATUS_STOPPED) {
-    if (!force) {
-      crt_error(err, 0, "cannot delete container %s that is not stopped: %s", id, crt_status_name(st));
-      goto out;
-    }
+  if (st != CRT_STATUS_STOPPED && !force) {
+    crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", id,
+                   crt_status_name(st));
+    goto out;
   }
-  if (st != CRT_STATUS_STOPPED) {
-    if (s->cgroup_path && *s->cgroup_path) {
-      cleanup_err crt_err *kerr = NULL;
-      crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr);
-      if (st == CRT_STATUS_PAUSED) crt_cgroup_freeze(s->cgroup_path, false, &kerr);
-    }
-    signal_init(s, SIGKILL);
-    if (!wait_stopped(s, 10000)) {
-      crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
-      goto out;
-    }
-  }
-  if (st == CRT_STATUS_STOPPED && s->cgroup_path && *s->cgroup_path && !own_pidns(s)) {
+  if (st != CRT_STATUS_STOPPED && stop_container(s, "delete", err) < 0) goto out;
+  if (st == CRT_STATUS_STOPPED && crt_cgroup_exists(s->cgroup_path) && !own_pidns(s)) {
     /* As runc: processes left in the cgroup of a container that shares a
-     * pid namespace (a pod's) die with it; otherwise rmdir stays EBUSY. */
+     * pid namespace (a pod's) die with it; otherwise rmdir stays EBUSY.
+     * A failure is runc's warning too: the rmdir's error says the rest. */
     cleanup_err crt_err *kerr = NULL;
-    crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr);
+    if (crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr) < 0) crt_warn("delete %s: %s", id, kerr->msg);
   }
   crt_test_point("delete:killed");
   rc = destroy(s, err);

@@ -22,13 +22,13 @@
 
 
 int crt_container_id_check(const char *id, crt_err **err) {
-  if (id == NULL || *id == 0) return crt_error(err, 0, "container id cannot be empty");
+  if (id == NULL || *id == 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "container id cannot be empty");
   if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0 || strlen(id) > 1024)
-    return crt_error(err, 0, "invalid container id format: %s", id);
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container id format: %s", id);
   for (const char *p = id; *p; p++) {
     unsigned char c = (unsigned char)*p;
     if (!(isalnum(c) || c == '_' || c == '+' || c == '-' || c == '.'))
-      return crt_error(err, 0, "invalid container id format: %s", id);
+      return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container id format: %s", id);
   }
   return 0;
 }
@@ -276,9 +276,7 @@ int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir
   yajl_val tree = nested_too_deep(copy) ? NULL : yajl_tree_parse(copy, ebuf, sizeof ebuf);
   if (!tree || !YAJL_IS_OBJECT(tree)) {
     if (tree) yajl_tree_free(tree);
-    crt_error(err, 0, "%s: corrupt state file (use delete --force)", path);
-    (*err)->errnum = EINVAL;
-    return -1;
+    return crt_error_kind(err, CRT_ERR_NO_STATE, 0, "%s: corrupt state file (use delete --force)", path);
   }
   /* Fields of the wrong type mean a damaged file, not an empty state. */
   static const struct { const char *key; yajl_type type; } need[] = {
@@ -294,9 +292,8 @@ int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir
                    (YAJL_GET_INTEGER(v) < 0 || (!strcmp(need[i].key, "pid") && YAJL_GET_INTEGER(v) > INT_MAX));
     if (!v || (need[i].type == yajl_t_number && !YAJL_IS_INTEGER(v)) || bad_id || bad_num) {
       yajl_tree_free(tree);
-      crt_error(err, 0, "%s: corrupt state file: .%s (use delete --force)", path, need[i].key);
-      (*err)->errnum = EINVAL;
-      return -1;
+      return crt_error_kind(err, CRT_ERR_NO_STATE, 0, "%s: corrupt state file: .%s (use delete --force)", path,
+                            need[i].key);
     }
   }
   crt_state *s = calloc(1, sizeof *s);
@@ -344,11 +341,10 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   if (crt_read_file(path, 1 << 20, &buf, &len, &rerr) < 0) {
     if (rerr->errnum == ENOENT) {
       struct stat st;
-      if (stat(dir, &st) == 0) return crt_error(err, ENOENT, "container \"%s\" has no state yet (being created, or left half-created)", id);
-      errno = ENOENT;
-      crt_error(err, 0, "container does not exist");
-      (*err)->errnum = ENOENT;
-      return -1;
+      if (stat(dir, &st) == 0)
+        return crt_error_kind(err, CRT_ERR_NO_STATE, ENOENT,
+                              "container \"%s\" has no state yet (being created, or left half-created)", id);
+      return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container does not exist");
     }
     return crt_error(err, rerr->errnum, "read state of %s", id);
   }
@@ -360,11 +356,7 @@ int crt_container_lock(const char *root, const char *id, crt_err **err) {
   if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) {
-      crt_error(err, 0, "container does not exist");
-      (*err)->errnum = ENOENT;
-      return -1;
-    }
+    if (errno == ENOENT) return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container does not exist");
     return crt_error(err, errno, "open %s", dir);
   }
   while (flock(fd, LOCK_EX) < 0) {

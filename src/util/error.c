@@ -27,15 +27,13 @@ char *crt_msg_cut(char *m) {
   return out;
 }
 
-int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
+static int verror(crt_err **err, enum crt_err_kind kind, int errnum, const char *fmt, va_list ap) {
   if (err == NULL) return -1;
-  va_list ap;
-  va_start(ap, fmt);
   char *m = vformat(fmt, ap);
-  va_end(ap);
   crt_err_free(err);
   crt_err *e = calloc(1, sizeof *e);
   if (e == NULL) abort();
+  e->kind = kind;
   e->errnum = errnum;
   if (m && errnum) {
     char *full = NULL;
@@ -45,6 +43,22 @@ int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
   }
   e->msg = m ? crt_msg_cut(m) : strdup("out of memory");
   *err = e;
+  return -1;
+}
+
+int crt_error(crt_err **err, int errnum, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(err, CRT_ERR_SYSTEM, errnum, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int crt_error_kind(crt_err **err, enum crt_err_kind kind, int errnum, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(err, kind, errnum, fmt, ap);
+  va_end(ap);
   return -1;
 }
 

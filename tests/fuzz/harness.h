@@ -109,7 +109,7 @@ static inline int fuzz_state_one(const uint8_t *data, size_t size) {
     crt_state_free(s);
   } else {
     /* Every rejection names the file and says how to recover. */
-    if (s != NULL || err == NULL || err->msg == NULL || err->errnum != EINVAL) abort();
+    if (s != NULL || err == NULL || err->msg == NULL || err->kind != CRT_ERR_NO_STATE) abort();
     static const char want[] = FUZZ_STATE_PATH ": corrupt state file";
     if (strncmp(err->msg, want, sizeof want - 1) != 0) abort();
     crt_err_free(&err);

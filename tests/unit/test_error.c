@@ -65,11 +65,36 @@ static void test_cut_keeps_utf8(void **state) {
   assert_null(crt_msg_cut(NULL));
 }
 
+/* The kind is set where the error is made, survives wrapping, and is
+ * replaced along with the message when an error is overwritten. */
+static void test_kind_set_and_kept(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  crt_error(&err, 2, "open %s", "/x");
+  assert_int_equal(err->kind, CRT_ERR_SYSTEM);
+  crt_error_kind(&err, CRT_ERR_NO_STATE, 2, "container \"%s\" has no state yet", "c1");
+  assert_int_equal(err->kind, CRT_ERR_NO_STATE);
+  assert_int_equal(err->errnum, 2);
+  assert_string_equal(err->msg, "container \"c1\" has no state yet: No such file or directory");
+  crt_error_wrap(&err, "delete %s", "c1");
+  assert_int_equal(err->kind, CRT_ERR_NO_STATE);
+  assert_string_equal(err->msg, "delete c1: container \"c1\" has no state yet: No such file or directory");
+  crt_error_kind(&err, CRT_ERR_NOT_FOUND, 0, "container does not exist");
+  assert_int_equal(err->kind, CRT_ERR_NOT_FOUND);
+  assert_int_equal(err->errnum, 0);
+  assert_string_equal(err->msg, "container does not exist");
+  crt_error(&err, 0, "other");
+  assert_int_equal(err->kind, CRT_ERR_SYSTEM);
+  crt_err_free(&err);
+  assert_int_equal(crt_error_kind(NULL, CRT_ERR_EXISTS, 0, "x"), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_short_messages_unchanged),
       cmocka_unit_test(test_huge_value_cut),
       cmocka_unit_test(test_cut_keeps_utf8),
+      cmocka_unit_test(test_kind_set_and_kept),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,7 +98,7 @@ static void test_state_deep_nesting(void **state) {
   crt_err *err = NULL;
   assert_int_equal(crt_state_parse(buf, strlen(buf), "mycontainer", "/d", "/d/state.json", &s, &err), -1);
   assert_string_equal(err->msg, "/d/state.json: corrupt state file (use delete --force)");
-  assert_int_equal(err->errnum, EINVAL);
+  assert_int_equal(err->kind, CRT_ERR_NO_STATE);
   crt_err_free(&err);
   assert_int_equal(fuzz_state_one((const uint8_t *)buf, strlen(buf)), 0);
   /* 64 levels are fine; brackets inside strings do not count. */
@@ -145,7 +145,7 @@ static void test_state_parse(void **state) {
   static const char nul[] = "{\"id\":\"c\"}\0garbage";
   assert_int_equal(crt_state_parse(nul, sizeof nul - 1, "c", "/r/c", "P", &s, &err), -1);
   assert_string_equal(err->msg, "P: corrupt state file: .pid (use delete --force)");
-  assert_int_equal(err->errnum, EINVAL);
+  assert_int_equal(err->kind, CRT_ERR_NO_STATE);
   crt_err_free(&err);
   /* pids outside pid_t, negative numbers */
   static const struct { const char *json, *msg; } bad[] = {
