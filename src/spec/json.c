@@ -258,6 +258,16 @@ int f_objv(jp *p, yajl_val obj, const char *key, size_t size, elem_fn fn, void *
 }
 
 
+int f_in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, void *), void *dst) {
+  yajl_val v;
+  size_t s;
+  if (jp_enter(p, o, key, yajl_t_object, false, &v, &s) < 0) return -1;
+  if (v == NULL) return 0;
+  if (fn(p, v, dst) < 0) return -1;
+  jp_pop(p, s);
+  return 0;
+}
+
 /* Optional sub-object allocated into *slot and parsed by fn. */
 int f_sub(jp *p, yajl_val o, const char *key, size_t size, int (*fn)(jp *, yajl_val, void *), void **slot) {
   yajl_val v;

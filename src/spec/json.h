@@ -60,6 +60,9 @@ int f_objv(jp *p, yajl_val obj, const char *key, size_t size, elem_fn fn, void *
 /* Optional sub-object allocated into *slot and parsed by fn. */
 int f_sub(jp *p, yajl_val o, const char *key, size_t size, int (*fn)(jp *, yajl_val, void *), void **slot);
 #define SUB(p, o, key, fn, slot) f_sub(p, o, key, sizeof **(slot), (int (*)(jp *, yajl_val, void *))(fn), (void **)(slot))
+/* Optional sub-object parsed by fn into dst itself (nothing allocated). */
+int f_in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, void *), void *dst);
+#define IN_PLACE(p, o, key, fn, dst) f_in_place(p, o, key, (int (*)(jp *, yajl_val, void *))(fn), dst)
 
 /* Checks of parsed values; errors name the element. */
 int jp_each(jp *p, const char *key, const crt_strv *l, int (*check)(jp *, const char *));

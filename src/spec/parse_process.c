@@ -116,17 +116,6 @@ static int parse_console_size(jp *p, yajl_val o, crt_process *pr) {
   return 0;
 }
 
-/* A member object parsed into *pr itself (not allocated). */
-static int in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, void *), void *dst) {
-  yajl_val v;
-  size_t s;
-  if (jp_enter(p, o, key, yajl_t_object, false, &v, &s) < 0) return -1;
-  if (v == NULL) return 0;
-  if (fn(p, v, dst) < 0) return -1;
-  jp_pop(p, s);
-  return 0;
-}
-
 static int parse_affinity(jp *p, yajl_val o, crt_exec_cpu_affinity *a) {
   if (f_str(p, o, "initial", false, &a->initial) < 0) return -1;
   if (f_str(p, o, "final", false, &a->final) < 0) return -1;
@@ -150,7 +139,6 @@ static int parse_rlimits(jp *p, yajl_val o, crt_process *pr) {
   return 0;
 }
 
-#define IN_PLACE(p, o, key, fn, dst) in_place(p, o, key, (int (*)(jp *, yajl_val, void *))(fn), dst)
 
 int spec_parse_process(jp *p, yajl_val o, crt_process *pr) {
   if (f_bool(p, o, "terminal", false, &pr->terminal, NULL) < 0) return -1;

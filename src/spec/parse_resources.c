@@ -106,18 +106,6 @@ static int parse_rdma(jp *p, yajl_val o, crt_resources *r) {
   return 0;
 }
 
-typedef int (*sub_fn)(jp *p, yajl_val o, crt_resources *r);
-
-static int sub(jp *p, yajl_val o, const char *key, sub_fn fn, crt_resources *r) {
-  yajl_val v;
-  size_t s;
-  if (jp_enter(p, o, key, yajl_t_object, false, &v, &s) < 0) return -1;
-  if (v == NULL) return 0;
-  if (fn(p, v, r) < 0) return -1;
-  jp_pop(p, s);
-  return 0;
-}
-
 static int parse_pids(jp *p, yajl_val o, crt_resources *r) {
   r->has_pids = true;
   return f_int(p, o, "limit", true, INT64_MIN, INT64_MAX, &r->pids.limit.v, &r->pids.limit.set);
@@ -131,12 +119,12 @@ static int parse_network(jp *p, yajl_val o, crt_resources *r) {
 
 int spec_parse_resources(jp *p, yajl_val o, crt_resources *r) {
   if (OBJV(p, o, "devices", parse_device_rule, &r->devices, &r->n_devices) < 0) return -1;
-  if (sub(p, o, "memory", parse_memory, r) < 0) return -1;
-  if (sub(p, o, "cpu", parse_cpu, r) < 0) return -1;
-  if (sub(p, o, "pids", parse_pids, r) < 0) return -1;
-  if (sub(p, o, "blockIO", parse_blkio, r) < 0) return -1;
+  if (IN_PLACE(p, o, "memory", parse_memory, r) < 0) return -1;
+  if (IN_PLACE(p, o, "cpu", parse_cpu, r) < 0) return -1;
+  if (IN_PLACE(p, o, "pids", parse_pids, r) < 0) return -1;
+  if (IN_PLACE(p, o, "blockIO", parse_blkio, r) < 0) return -1;
   if (OBJV(p, o, "hugepageLimits", parse_hugepage, &r->hugepage_limits, &r->n_hugepage_limits) < 0) return -1;
-  if (sub(p, o, "network", parse_network, r) < 0) return -1;
-  if (sub(p, o, "rdma", parse_rdma, r) < 0) return -1;
+  if (IN_PLACE(p, o, "network", parse_network, r) < 0) return -1;
+  if (IN_PLACE(p, o, "rdma", parse_rdma, r) < 0) return -1;
   return f_kvv(p, o, "unified", &r->unified);
 }

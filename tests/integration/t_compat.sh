@@ -3,8 +3,6 @@
 # `CRT_BIN=/usr/sbin/runc ONLY=t_compat bash tests/integration/run.sh`;
 # checks of crt's own message text sit behind `is_crt`.
 
-is_crt() { case $CRT_BIN in *runc) return 1 ;; esac; return 0; }
-
 # stopped ID: true once the container's status is "stopped"
 stopped() { [ "$(state_field "$1" status)" = stopped ]; }
 

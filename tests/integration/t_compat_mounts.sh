@@ -3,23 +3,10 @@
 # `CRT_BIN=/usr/sbin/runc ONLY=t_compat_mounts bash tests/integration/run.sh`;
 # checks of crt's own message text sit behind `is_crt`.
 
-is_crt() { case $CRT_BIN in *runc) return 1 ;; esac; return 0; }
 
-MAP65536="[{'containerID':0,'hostID':100000,'size':65536}]"
-
-# userns_bundle DIR ARGS...: a busybox bundle in a user namespace mapping
-# 0-65535 to 100000-165535, owned by the mapped root.
-userns_bundle() {
-  local b=$1; shift
-  make_bundle "$b" "$@"
-  chown -R 100000:100000 "$b/rootfs"
-  chmod 0755 "$CRT_TEST_WORK" "$T" # the container's root walks to the bundle
-  bundle_edit "$b" "c['linux']['namespaces'].append({'type':'user'}); c['linux']['uidMappings']=$MAP65536; c['linux']['gidMappings']=$MAP65536; c['root']['readonly']=False"
-}
-
-# Guards crt_mount_sources_prepare (src/linux/mounts.c): bind-mount sources
-# are opened with the runtime's credentials, before the init is in its
-# user namespace, so a source only the host's root may reach still mounts
+# Guards crt_bind_sources_prepare (src/linux/mounts.c): bind-mount sources
+# are cloned (open_tree) with the runtime's credentials, before the init is
+# in its user namespace, so a source only the host's root may reach still mounts
 # (runc opens mount sources before entering the user namespace).
 test_userns_bind_source_only_root_reaches() {
   mkdir -p "$T/secret/inner"

@@ -3,18 +3,6 @@
 # own /etc/subuid range) and remove it, its processes and its lines in
 # /etc/subuid and /etc/subgid on every exit path.
 
-MAP65536="[{'containerID':0,'hostID':100000,'size':65536}]"
-
-# userns_bundle DIR ARGS...: a busybox bundle in a user namespace mapping
-# 0-65535 to 100000-165535, owned by the mapped root, root writable.
-userns_bundle() {
-  local b=$1; shift
-  make_bundle "$b" "$@"
-  chown -R 100000:100000 "$b/rootfs"
-  chmod 0755 "$CRT_TEST_WORK" "$T" # the container's root walks to the bundle
-  bundle_edit "$b" "c['linux']['namespaces'].append({'type':'user'}); c['linux']['uidMappings']=$MAP65536; c['linux']['gidMappings']=$MAP65536; c['root']['readonly']=False"
-}
-
 test_userns_mappings_and_owners() {
   local id; id=$(new_id)
   userns_bundle "$T/b" sleep 100
