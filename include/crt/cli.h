@@ -34,9 +34,11 @@ int crt_fail(crt_err *err);
 /* Usage error: "crt CMD: MSG" + hint; returns 1. */
 int crt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* getopt_long wrapper: "+" mode (stop at the first argument), --flag=value
- * and --flag value alike, unknown flags reported by name. Returns the option
- * value, -1 at the end, '?' after printing a usage error. */
+/* getopt_long wrapper: --flag=value and --flag value alike, unknown flags
+ * reported by name.  shortopts starting with "+" stop at the first operand
+ * (exec, ps: what follows the id is the command); "-" returns each operand
+ * as code 1 (see crt_operands).  Returns the option value, -1 at the end,
+ * '?' after printing a usage error. */
 int crt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd);
 
 /* Parses a signal as runc does: "KILL", "sigkill", "9", "0" (existence
@@ -45,6 +47,18 @@ int crt_parse_signal(const char *s);
 
 /* Exact positional-argument check: prints a usage error and returns -1. */
 int crt_require_args(const char *cmd, int have, int min, int max, const char *what);
+
+/* Operands of a command whose flags may follow them, as with runc's
+ * urfave/cli, which moves flags in front of the operands (`runc kill ID 9
+ * --all`, `runc delete ID --force`).  Parse with a '-' optstring: each
+ * operand comes back as code 1 and goes to crt_operand_add; crt_operands_end
+ * adds what follows "--" and checks the count. */
+typedef struct {
+  char *arg[2]; /* the first two operands: no command takes more */
+  int n;        /* how many were given */
+} crt_operands;
+void crt_operand_add(crt_operands *o, char *arg);
+int crt_operands_end(crt_operands *o, int argc, char **argv, int min, int max, const char *what);
 
 /* Subcommands. */
 int crt_cmd_create(int argc, char **argv);

@@ -70,6 +70,17 @@ int crt_require_args(const char *cmd, int have, int min, int max, const char *wh
   return 0;
 }
 
+void crt_operand_add(crt_operands *o, char *arg) {
+  if (o->n < (int)(sizeof o->arg / sizeof o->arg[0])) o->arg[o->n] = arg;
+  o->n++;
+}
+
+/* getopt's '-' mode leaves optind at the first operand after "--". */
+int crt_operands_end(crt_operands *o, int argc, char **argv, int min, int max, const char *what) {
+  for (int i = optind; i < argc; i++) crt_operand_add(o, argv[i]);
+  return crt_require_args(argv[0], o->n, min, max, what);
+}
+
 /* The names runc 1.1 knows (golang.org/x/sys/unix signalList): no
  * aliases (IOT, CLD, POLL) and no RTMIN/RTMAX names, which runc refuses
  * too; real-time signals are reachable by number.  glibc's sigabbrev_np

@@ -39,9 +39,11 @@ static void usage(const char *cmd, bool run) {
 }
 
 static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *detach, bool *keep, bool *nosub) {
+  crt_operands ops = {0};
   int c;
-  while ((c = crt_getopt(argc, argv, run ? "+b:dh" : "+b:h", create_opts, argv[0])) != -1) {
+  while ((c = crt_getopt(argc, argv, run ? "-b:dh" : "-b:h", create_opts, argv[0])) != -1) {
     switch (c) {
+    case 1: crt_operand_add(&ops, optarg); break;
     case O_BUNDLE: o->bundle = optarg; break;
     case O_PIDFILE: o->pid_file = optarg; break;
     case O_CONSOLE: o->console_socket = optarg; break;
@@ -72,8 +74,8 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
     default: return -1;
     }
   }
-  if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return -1;
-  o->id = argv[optind];
+  if (crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) return -1;
+  o->id = ops.arg[0];
   o->root = crt_g.root;
   o->argv = crt_g.argv0;
   o->systemd_cgroup = crt_g.systemd_cgroup;

@@ -154,9 +154,12 @@ int crt_cmd_events(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   long long interval = 5000;
   bool stats = false;
+  crt_operands ops = {0};
   int c;
-  while ((c = crt_getopt(argc, argv, "+h", opts, argv[0])) != -1) {
-    if (c == 'i') {
+  while ((c = crt_getopt(argc, argv, "-h", opts, argv[0])) != -1) {
+    if (c == 1) {
+      crt_operand_add(&ops, optarg);
+    } else if (c == 'i') {
       if (parse_duration(optarg, &interval) < 0)
         return crt_usage_error(argv[0], "invalid value \"%s\" for flag --interval: invalid duration", optarg);
     } else if (c == 's') {
@@ -171,8 +174,8 @@ int crt_cmd_events(int argc, char **argv) {
       return 1;
     }
   }
-  if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return 1;
-  const char *id = argv[optind];
+  if (crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) return 1;
+  const char *id = ops.arg[0];
   cleanup_err crt_err *err = NULL;
   crt_state *s = NULL;
   if (crt_state_load(crt_g.root, id, &s, &err) < 0) return crt_fail(err);

@@ -12,23 +12,25 @@ int crt_cmd_kill(int argc, char **argv) {
   static const struct option opts[] = {
       {"all", no_argument, NULL, 'a'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   bool all = false;
+  crt_operands ops = {0};
   int c;
-  while ((c = crt_getopt(argc, argv, "+ah", opts, argv[0])) != -1) {
-    if (c == 'a') all = true;
+  while ((c = crt_getopt(argc, argv, "-ah", opts, argv[0])) != -1) {
+    if (c == 1) crt_operand_add(&ops, optarg);
+    else if (c == 'a') all = true;
     else if (c == 'h') {
       printf("Usage: crt kill [command options] <container-id> [signal]\n\nSends a signal (default: SIGTERM) to the container's init process.\n\n"
              "OPTIONS:\n   --all, -a  send the specified signal to all processes inside the container\n");
       return 0;
     } else return 1;
   }
-  if (crt_require_args(argv[0], argc - optind, 1, 2, "1 or 2 arguments") < 0) return 1;
+  if (crt_operands_end(&ops, argc, argv, 1, 2, "1 or 2 arguments") < 0) return 1;
   int sig = SIGTERM;
-  if (argc - optind == 2) {
-    sig = crt_parse_signal(argv[optind + 1]);
-    if (sig < 0) return crt_usage_error(argv[0], "unknown signal \"%s\"", argv[optind + 1]);
+  if (ops.n == 2) {
+    sig = crt_parse_signal(ops.arg[1]);
+    if (sig < 0) return crt_usage_error(argv[0], "unknown signal \"%s\"", ops.arg[1]);
   }
   cleanup_err crt_err *err = NULL;
-  if (crt_container_kill(crt_g.root, argv[optind], sig, all, &err) < 0) return crt_fail(err);
+  if (crt_container_kill(crt_g.root, ops.arg[0], sig, all, &err) < 0) return crt_fail(err);
   return 0;
 }
 
@@ -36,17 +38,19 @@ int crt_cmd_delete(int argc, char **argv) {
   static const struct option opts[] = {
       {"force", no_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   bool force = false;
+  crt_operands ops = {0};
   int c;
-  while ((c = crt_getopt(argc, argv, "+fh", opts, argv[0])) != -1) {
-    if (c == 'f') force = true;
+  while ((c = crt_getopt(argc, argv, "-fh", opts, argv[0])) != -1) {
+    if (c == 1) crt_operand_add(&ops, optarg);
+    else if (c == 'f') force = true;
     else if (c == 'h') {
       printf("Usage: crt delete [command options] <container-id>\n\nDeletes a stopped (or, with --force, any) container.\n\n"
              "OPTIONS:\n   --force, -f  forcibly deletes the container if it is still running (uses SIGKILL)\n");
       return 0;
     } else return 1;
   }
-  if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return 1;
+  if (crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) return 1;
   cleanup_err crt_err *err = NULL;
-  if (crt_container_delete(crt_g.root, argv[optind], force, &err) < 0) return crt_fail(err);
+  if (crt_container_delete(crt_g.root, ops.arg[0], force, &err) < 0) return crt_fail(err);
   return 0;
 }

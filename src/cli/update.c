@@ -143,14 +143,10 @@ int crt_cmd_update(int argc, char **argv) {
   const char *file = NULL;
   bool rdt = false;
   int c, rc = 0;
-  /* Flags may follow the container id, as runc's update accepts (urfave/cli
-   * moves them to the front): '-' hands each operand over in place (code
-   * 1), whatever POSIXLY_CORRECT says; operands after "--" stay in argv. */
-  const char *id = NULL;
-  int nargs = 0;
+  crt_operands ops = {0}; /* flags may follow the id */
   while (rc == 0 && (c = crt_getopt(argc, argv, "-r:h", opts, argv[0])) != -1) {
     if (c == 1) {
-      if (nargs++ == 0) id = optarg;
+      crt_operand_add(&ops, optarg);
     } else if (c == 'h') {
       fputs(usage, stdout);
       crt_cgroup_resources_clear(&r);
@@ -160,9 +156,8 @@ int crt_cmd_update(int argc, char **argv) {
     else if (c == O_L3 || c == O_MBW) rdt = true;
     else if (flag(argv[0], c, optarg, &r) < 0) rc = -1;
   }
-  if (optind < argc && nargs++ == 0) id = argv[optind];
-  nargs += optind < argc ? argc - optind - 1 : 0;
-  if (rc == 0 && crt_require_args(argv[0], nargs, 1, 1, "1 argument") < 0) rc = -1;
+  if (rc == 0 && crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) rc = -1;
+  const char *id = ops.arg[0];
   if (rc < 0) {
     crt_cgroup_resources_clear(&r);
     return 1;

@@ -295,6 +295,36 @@ pids_max() {
   cat "/sys/fs/cgroup/pids$(awk -F: '$2=="pids" {print $3}' "/proc/$pid/cgroup")/pids.max"
 }
 
+# Guards crt_operands (src/cli/common.c) in create, run, kill, delete and
+# events: flags may follow the container id, as runc's urfave/cli moves
+# them to the front; "--" ends the flags.
+test_flags_after_id() {
+  make_bundle "$T/b"
+  local id; id=$(new_id)
+  # not run_rc: the container's stdio would hold the output pipe open
+  crt create "$id" --bundle "$T/b" </dev/null >"$T/create.out" 2>&1 \
+    || fail "create ID --bundle: $(cat "$T/create.out")"
+  assert_eq created "$(state_field "$id" status)"
+  crt start "$id" || fail "start"
+  run_rc crt events "$id" --stats; assert_eq 0 "$rc" "events ID --stats: $out"
+  assert_contains "$out" '"type":"stats"' "events ID --stats prints the stats once"
+  run_rc env POSIXLY_CORRECT=1 "$CRT_BIN" --root "$CRT_ROOT" kill "$id" 0 --all
+  assert_eq 0 "$rc" "kill ID 0 --all under POSIXLY_CORRECT: $out"
+  run_rc crt kill "$id" KILL extra; assert_eq 1 "$rc" "kill with three operands"
+  run_rc crt delete "$id" -- --force; assert_eq 1 "$rc" "a flag after --"
+  assert_eq running "$(state_field "$id" status)" "the refused commands left it running"
+  run_rc crt kill "$id" KILL --all; assert_eq 0 "$rc" "kill ID KILL --all: $out"
+  wait_eval "stopped $id" || fail "kill ID KILL --all did not stop it"
+  crt create "$id" --bundle "$T/b" </dev/null >/dev/null 2>&1 && fail "create of an existing id"
+  run_rc crt delete "$id" --force; assert_eq 0 "$rc" "delete ID --force: $out"
+  # not run_rc: the detached process would hold its output pipe open
+  crt run "$id" --bundle "$T/b" -d </dev/null >"$T/run.out" 2>&1 \
+    || fail "run ID --bundle B -d: $(cat "$T/run.out")"
+  assert_eq running "$(state_field "$id" status)"
+  run_rc crt delete "$id" -f; assert_eq 0 "$rc" "delete ID -f: $out"
+  run_rc crt state "$id"; assert_eq 1 "$rc" "gone after delete ID -f"
+}
+
 # Guards crt_cmd_update's option loop (src/cli/update.c): flags may follow
 # the container id, as runc's update takes them (even under POSIXLY_CORRECT);
 # after "--" everything is an operand.
