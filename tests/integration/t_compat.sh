@@ -310,8 +310,8 @@ test_flags_after_id() {
   assert_contains "$out" '"type":"stats"' "events ID --stats prints the stats once"
   run_rc env POSIXLY_CORRECT=1 "$CRT_BIN" --root "$CRT_ROOT" kill "$id" 0 --all
   assert_eq 0 "$rc" "kill ID 0 --all under POSIXLY_CORRECT: $out"
-  run_rc crt kill "$id" KILL extra; assert_eq 1 "$rc" "kill with three operands"
-  run_rc crt delete "$id" -- --force; assert_eq 1 "$rc" "a flag after --"
+  run_rc crt kill "$id" KILL extra; assert_eq 1 "$rc" "kill with three operands: $out"
+  run_rc crt delete "$id" -- --force; assert_eq 1 "$rc" "a flag after --: $out"
   assert_eq running "$(state_field "$id" status)" "the refused commands left it running"
   run_rc crt kill "$id" KILL --all; assert_eq 0 "$rc" "kill ID KILL --all: $out"
   wait_eval "stopped $id" || fail "kill ID KILL --all did not stop it"
@@ -342,7 +342,7 @@ test_update_flags_after_id() {
   run_rc crt update "$id" -r "$T/r.json"; assert_eq 0 "$rc" "update ID -r FILE: $out"
   assert_eq 45 "$(pids_max "$id")"
   run_rc crt update "$id" extra --pids-limit 46; assert_eq 1 "$rc" "two operands"
-  run_rc crt update "$id" -- --pids-limit 47; assert_eq 1 "$rc" "a flag after --"
+  run_rc crt update "$id" -- --pids-limit 47; assert_eq 1 "$rc" "a flag after --: $out"
   assert_eq 45 "$(pids_max "$id")" "pids.max after the refused updates"
   crt delete -f "$id"
 }
