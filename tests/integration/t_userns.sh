@@ -105,7 +105,9 @@ rl_cleanup() {
 }
 
 # rl_setup [SUBIDS]: a user with home $T/home (and, unless SUBIDS=none,
-# 300000-365535 as its subordinate ids); sets RL_USER, RL_UID, RL_GID.
+# 300000-365535 as its subordinate ids); sets RL_USER, RL_UID, RL_GID and
+# RL_CRT, a copy of the runtime the user can reach wherever the checkout
+# lives (a clone under a 0700 directory such as mktemp -d's is not).
 rl_setup() {
   RL_USER=crtrl$$$RANDOM
   RL_USER=${RL_USER:0:30}
@@ -118,6 +120,8 @@ rl_setup() {
     echo "$RL_USER:300000:65536" >>/etc/subuid
     echo "$RL_USER:300000:65536" >>/etc/subgid
   fi
+  RL_CRT=$T/rl-bin/${CRT_BIN##*/}
+  install -D -m 0755 "$CRT_BIN" "$RL_CRT" || fail "copy $CRT_BIN for the user"
   mkdir -p "$T/home/run"
   chmod 0700 "$T/home/run"
   chown -R "$RL_USER:" "$T/home"
@@ -134,14 +138,14 @@ rl_bundle() {
   local b=$1; shift
   local args; args=$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$@")
   cp -a "$(rootfs_template)" "$b.rootfs" && chown -R "$RL_USER:" "$b.rootfs"
-  as_user sh -c "mkdir -p '$b' && mv '$b.rootfs' '$b/rootfs' && cd '$b' && '$CRT_BIN' spec --rootless" || fail "spec --rootless"
+  as_user sh -c "mkdir -p '$b' && mv '$b.rootfs' '$b/rootfs' && cd '$b' && '$RL_CRT' spec --rootless" || fail "spec --rootless"
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['terminal']=False; c['process']['args']=$args; json.dump(c, open(p,'w'))" \
     || fail "edit config"
 }
 
 test_rootless_lifecycle() {
   rl_setup
-  local C="$CRT_BIN" b=$T/home/b
+  local C="$RL_CRT" b=$T/home/b
   rl_bundle "$b" sleep 100
   assert_eq "0 $RL_UID 1" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["linux"]["uidMappings"][0]; print(m["containerID"], m["hostID"], m["size"])' "$b/config.json")" "spec --rootless maps the user"
   as_user "$C" create -b "$b" rl1 || fail "create"
@@ -178,7 +182,7 @@ test_rootless_lifecycle() {
 # /etc/subgid; setgroups stays allowed. Without a range: one id, a warning.
 test_rootless_subid_ranges() {
   rl_setup
-  local C="$CRT_BIN" b=$T/home/b
+  local C="$RL_CRT" b=$T/home/b
   rl_bundle "$b" sh -c 'cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups; id'
   local maps="[{'containerID':0,'hostID':$RL_UID,'size':1},{'containerID':1,'hostID':300000,'size':65536}]"
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['uidMappings']=c['linux']['gidMappings']=$maps; c['process']['user']={'uid':1,'gid':1,'additionalGids':[5]}; json.dump(c, open(p,'w'))"
@@ -211,7 +215,7 @@ _rootless_delegated() {
   mkdir -p /sys/fs/cgroup/rl-deleg/shell
   chown -R "$RL_USER:" /sys/fs/cgroup/rl-deleg
   echo $$ >/sys/fs/cgroup/rl-deleg/shell/cgroup.procs || fail "enter the delegated cgroup"
-  local C="$CRT_BIN" b=$T/home/b
+  local C="$RL_CRT" b=$T/home/b
   rl_bundle "$b" sleep 100
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['cgroupsPath']='/rl-deleg/c1'; json.dump(c, open(p,'w'))"
   as_user "$C" run -d -b "$b" d1 || fail "run"
