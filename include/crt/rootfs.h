@@ -11,7 +11,8 @@
 typedef struct {
   const crt_spec *spec;
   const char *rootfs;       /* absolute host path of root.path */
-  bool userns;              /* in a new user namespace: bind devices, no mknod */
+  bool userns;              /* in a user namespace (the config's, or the caller's: crt_in_userns):
+                             * bind devices, no mknod */
   bool new_mount_ns;
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
   const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind

@@ -11,6 +11,7 @@
 #include "crt/log.h"
 #include "crt/security.h"
 #include "crt/terminal.h"
+#include "crt/rootless.h"
 
 enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
 
@@ -79,7 +80,7 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
   o->root = crt_g.root;
   o->argv = crt_g.argv0;
   o->systemd_cgroup = crt_g.systemd_cgroup;
-  o->rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true");
+  o->rootless = !strcmp(crt_g.rootless, "true") || (!strcmp(crt_g.rootless, "auto") && crt_rootless());
   return 0;
 }
 

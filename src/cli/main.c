@@ -9,6 +9,7 @@
 
 #include "crt/cli.h"
 #include "crt/log.h"
+#include "crt/rootless.h"
 
 /* Subcommands that are not part of this build are weak: crt says so
  * instead of failing to link. */
@@ -80,14 +81,10 @@ static void print_help(FILE *f) {
 
 static void default_root(void) {
   if (crt_g.root) return;
-  const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (geteuid() != 0 && xdg && *xdg) {
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/crt", xdg);
-    crt_g.root = buf;
-  } else {
-    crt_g.root = "/run/crt";
-  }
+  static char buf[4096];
+  const crt_rootless_ctx *r = crt_rootless_get();
+  crt_g.root = crt_rootless_state_root(r->euid == 0, r->in_userns, getenv("XDG_RUNTIME_DIR"), getenv("USER"), buf,
+                                       sizeof buf);
 }
 
 int main(int argc, char **argv) {

@@ -25,6 +25,7 @@
 #include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
+#include "crt/rootless.h"
 #include "finalize.h"
 
 typedef struct {
@@ -63,7 +64,7 @@ static void exec_process(exec_ctx *c) {
   /* foreground tty: wait until the runtime has set the master's modes */
   if (p->terminal && !c->o->console_socket) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
   crt_finalize_in fin = {.spec = c->spec, .p = p, .cwd_origin = c->o->cwd_origin ? c->o->cwd_origin : "in config.json",
-                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) != NULL, .use_stub = c->use_stub,
+                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) || crt_in_userns(), .use_stub = c->use_stub,
                          .sync = c->sync};
   crt_finalized fo;
   CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));

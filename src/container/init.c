@@ -23,6 +23,7 @@
 #include "crt/security.h"
 #include "crt/stub.h"
 #include "crt/sync.h"
+#include "crt/rootless.h"
 
 static int write_offsets(const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
@@ -223,7 +224,7 @@ static void init_main(init_ctx *c) {
   c->born_in_cgroup = c->cgroup_made && crt_born_in_cgroup;
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
-                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER),
+                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = init_enter(c, m),
                           .idmap_fds = c->idmap_fds};

@@ -19,6 +19,7 @@
 #include "cgroup_internal.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/rootless.h"
 #include "crt/testpoint.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -439,7 +440,7 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err)
     }
     crt_err *e = NULL;
     if (cg_move(d, pid, &e) < 0) {
-      if (cg_perm_error(e->errnum) && geteuid() != 0) {
+      if (cg_perm_error(e->errnum) && crt_rootless()) {
         crt_err_free(&e);
         continue;
       }

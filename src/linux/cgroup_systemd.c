@@ -22,6 +22,7 @@
 #include "cgroup_internal.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/rootless.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
@@ -164,7 +165,7 @@ static int bus_error(crt_err **err, int rc, const sd_bus_error *e, const char *w
 static int bus_open(sd_bus **bus, sd_bus_slot **slot, job_wait *w, crt_err **err) {
   if (load_sd(err) < 0) return -1;
   /* rootless: the user's own systemd instance, as runc */
-  bool user = geteuid() != 0;
+  bool user = crt_rootless();
   int rc = user ? sd.open_user(bus) : sd.open_system(bus);
   if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: connect to the %s bus", user ? "user" : "system");
   sd_bus_error e = SD_BUS_ERROR_NULL;

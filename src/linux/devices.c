@@ -11,6 +11,7 @@
 
 #include "crt/log.h"
 #include "crt/rootfs.h"
+#include "crt/rootless.h"
 
 typedef struct {
   const char *path;
@@ -46,8 +47,8 @@ static int open_parent(int rootfd, const char *path, char **dup, const char **ba
   return fd;
 }
 
-/* In a user namespace mknod is not allowed: bind the host's node onto an
- * empty file. */
+/* In a user namespace (the config's or the one crt runs in) mknod is not
+ * allowed: bind the host's node onto an empty file. */
 static int bind_node(int rootfd, const node *n, crt_err **err) {
   cleanup_close int dst = crt_open_in_root(rootfd, n->path, O_PATH, CRT_RESOLVE_MKFILE, err);
   if (dst < 0) return crt_error_wrap(err, "device %s", n->path);
@@ -70,7 +71,10 @@ static int make_node(int rootfd, const node *n, crt_err **err) {
    * error". */
   if (mknodat(pfd, base, n->mode, makedev(n->major, n->minor)) < 0) {
     struct stat st;
-    if (errno != EEXIST) return crt_error(err, errno, "mknod %s", n->path);
+    if (errno != EEXIST) {
+      crt_error(err, errno, "mknod %s", n->path);
+      return crt_rootless_explain(err, "mknod");
+    }
     if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) return crt_error(err, errno, "stat %s", n->path);
     if ((st.st_mode & S_IFMT) != (n->mode & S_IFMT) ||
         (!S_ISFIFO(st.st_mode) && st.st_rdev != makedev(n->major, n->minor)))

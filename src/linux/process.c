@@ -23,6 +23,7 @@
 
 #include "crt/fs.h"
 #include "crt/process.h"
+#include "crt/rootless.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -67,9 +68,11 @@ int crt_find_executable(const crt_process *p, char **out, crt_err **err) {
 int crt_set_rlimits(const crt_process *p, crt_err **err) {
   for (size_t i = 0; i < p->n_rlimits; i++) {
     struct rlimit rl = {.rlim_cur = p->rlimits[i].soft, .rlim_max = p->rlimits[i].hard};
-    if (setrlimit(p->rlimits[i].resource, &rl) < 0)
-      return crt_error(err, errno, "setrlimit %s (soft %llu, hard %llu)", p->rlimits[i].type,
-                       (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+    if (setrlimit(p->rlimits[i].resource, &rl) < 0) {
+      crt_error(err, errno, "setrlimit %s (soft %llu, hard %llu)", p->rlimits[i].type,
+                (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+      return crt_rootless_explain(err, "rlimit");
+    }
   }
   return 0;
 }
@@ -84,8 +87,10 @@ int crt_set_sysctls(const crt_spec *spec, crt_err **err) {
     path[n] = 0;
     if (strstr(s->v[i].key, "..") || strchr(s->v[i].key, '/'))
       return crt_error(err, 0, "sysctl %s: invalid name", s->v[i].key);
-    if (crt_write_file(path, s->v[i].value, strlen(s->v[i].value), 0, err) < 0)
-      return crt_error_wrap(err, "sysctl %s=%s", s->v[i].key, s->v[i].value);
+    if (crt_write_file(path, s->v[i].value, strlen(s->v[i].value), 0, err) < 0) {
+      crt_error_wrap(err, "sysctl %s=%s", s->v[i].key, s->v[i].value);
+      return crt_rootless_explain(err, "sysctl");
+    }
   }
   return 0;
 }
@@ -168,8 +173,10 @@ int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **
   if (p->oom_score_adj.set) {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
-    if (crt_write_file("/proc/self/oom_score_adj", buf, (size_t)n, 0, err) < 0)
-      return crt_error_wrap(err, "set oomScoreAdj %s", buf);
+    if (crt_write_file("/proc/self/oom_score_adj", buf, (size_t)n, 0, err) < 0) {
+      crt_error_wrap(err, "set oomScoreAdj %s", buf);
+      return crt_rootless_explain(err, "oom_score_adj");
+    }
   }
   if (set_personality(spec, err) < 0 || set_scheduler(p, err) < 0 || set_ioprio(p, err) < 0) return -1;
   if (crt_set_mempolicy(spec, err) < 0) return -1;
@@ -183,8 +190,10 @@ int crt_set_user(const crt_process *p, bool userns, crt_err **err) {
   if (setgroups(u->n_additional_gids, groups) < 0) {
     /* In a user namespace with setgroups denied only an empty list fails
      * harmlessly; a configured list is a real error. */
-    if (!(userns && errno == EPERM && u->n_additional_gids == 0))
-      return crt_error(err, errno, "setgroups");
+    if (!(userns && errno == EPERM && u->n_additional_gids == 0)) {
+      crt_error(err, errno, "setgroups");
+      return crt_rootless_explain(err, "setgroups");
+    }
   }
   if (setresgid(u->gid, u->gid, u->gid) < 0) return crt_error(err, errno, "setgid %u", u->gid);
   if (setresuid(u->uid, u->uid, u->uid) < 0) return crt_error(err, errno, "setuid %u", u->uid);

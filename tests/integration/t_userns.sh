@@ -235,3 +235,48 @@ _rootless_delegated() {
   [ ! -d /sys/fs/cgroup/not-ours ] || fail "made a cgroup it may not own"
 }
 test_rootless_delegated_cgroup_v2() { in_cg2 _rootless_delegated; }
+
+# euid 0 in a user namespace the caller made (what rootless podman, buildah
+# and rootlesskit give the runtime), without podman: `unshare -U -r` as an
+# unprivileged user, a config as podman sends (no user namespace, no
+# linux.devices, no cgroupsPath), no --root.  The runtime must keep its
+# state under $XDG_RUNTIME_DIR, bind /dev nodes instead of mknod, and go on
+# without a cgroup.  With USER=root the caller says it is root: /run.
+test_rootless_euid0_in_userns() {
+  rl_setup
+  local C="$RL_CRT" b=$T/home/b name=${RL_CRT##*/} ids
+  rl_bundle "$b" sh -c 'echo x >/dev/null; stat -c "%F %t:%T" /dev/null; cat /proc/self/uid_map; sleep 100'
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); l=c['linux']; l['namespaces']=[n for n in l['namespaces'] if n['type']!='user']+[{'type':'network'}]; del l['uidMappings'], l['gidMappings']; json.dump(c, open(p,'w'))" \
+    || fail "edit config"
+  # one user namespace for the whole lifecycle, as podman's pause process
+  # keeps one; env -i: USER unset
+  run_rc as_user unshare -U -r sh -c "
+    C='$C'; set -e
+    \"\$C\" create -b '$b' e1 2>&1
+    ls '$T/home/run/$name/e1/state.json'
+    \"\$C\" start e1
+    \"\$C\" state e1 | grep -o '\"status\": *\"running\"'
+    \"\$C\" list -q
+    \"\$C\" exec e1 sh -c 'id -u; ls /sys/fs'
+    \"\$C\" kill e1 KILL
+    for i in 1 2 3 4 5 6 7 8 9 10; do \"\$C\" state e1 | grep -q stopped && break; sleep 0.2; done
+    \"\$C\" delete e1
+    \"\$C\" list -q | grep -c . || true"
+  assert_eq 0 "$rc" "lifecycle in the caller's user namespace: $out"
+  assert_contains "$out" "$T/home/run/$name/e1/state.json"
+  assert_contains "$out" '"running"'
+  assert_contains "$out" "e1"
+  assert_contains "$out" "cgroup" "exec sees /sys"
+  [ ! -e "$T/home/run/$name/e1" ] || fail "state dir left after delete"
+  # the container's output: /dev/null a bound host node, root of the caller's map
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['args']=['sh','-c','echo x >/dev/null; stat -c \"%F %t:%T\" /dev/null; cat /proc/self/uid_map; exit 5']; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" e2
+  assert_eq 5 "$rc" "run: $out"
+  assert_contains "$out" "character special file 1:3"
+  assert_eq "0 $RL_UID 1" "$(echo "$out" | awk '$1 == 0 {print $1, $2, $3}' | tail -1)" "uid_map inside: $out"
+  # USER=root: the caller claims to be root, the state root is /run's
+  run_rc as_user env USER=root unshare -U -r "$C" create -b "$b" e3
+  assert_ne 0 "$rc"
+  assert_contains "$out" "/run/$name" "USER=root: the state root is /run/$name"
+  [ ! -e "$T/home/run/$name/e3" ] || fail "USER=root: state under XDG_RUNTIME_DIR"
+}
