@@ -90,6 +90,7 @@ test_idmapped_bind_mount() {
 
 # ---- rootless ----
 
+. "$REPO/tests/lib/rootless-user.sh"   # ru_create, ru_remove, ru_as
 RL_USER=
 rl_cleanup() {
   [ -n "$RL_USER" ] || return 0
@@ -97,10 +98,7 @@ rl_cleanup() {
     echo $$ >/sys/fs/cgroup/cgroup.procs
     rmdir /sys/fs/cgroup/rl-deleg/* /sys/fs/cgroup/rl-deleg 2>/dev/null
   fi
-  pkill -KILL -u "$RL_USER" 2>/dev/null
-  sleep 0.2
-  userdel "$RL_USER" 2>/dev/null
-  sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+  ru_remove
   RL_USER=
 }
 
@@ -109,29 +107,20 @@ rl_cleanup() {
 # RL_CRT, a copy of the runtime the user can reach wherever the checkout
 # lives (a clone under a 0700 directory such as mktemp -d's is not).
 rl_setup() {
-  RL_USER=crtrl$$$RANDOM
-  RL_USER=${RL_USER:0:30}
   trap rl_cleanup EXIT
   chmod 0755 "$CRT_TEST_WORK" "$T"
-  useradd -M -d "$T/home" -s /bin/sh -K SUB_UID_COUNT=0 -K SUB_GID_COUNT=0 "$RL_USER" || fail "useradd"
-  RL_UID=$(id -u "$RL_USER") RL_GID=$(id -g "$RL_USER")
-  sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
-  if [ "${1:-}" != none ]; then
-    echo "$RL_USER:300000:65536" >>/etc/subuid
-    echo "$RL_USER:300000:65536" >>/etc/subgid
-  fi
+  ru_create "$T/home" "${1:-}" || fail "useradd"
+  RL_USER=$RU_USER RL_UID=$RU_UID RL_GID=$RU_GID
   RL_CRT=$T/rl-bin/${CRT_BIN##*/}
   install -D -m 0755 "$CRT_BIN" "$RL_CRT" || fail "copy $CRT_BIN for the user"
   mkdir -p "$T/home/run"
   chmod 0700 "$T/home/run"
   chown -R "$RL_USER:" "$T/home"
+  RU_ENV=(HOME="$T/home" XDG_RUNTIME_DIR="$T/home/run")
 }
 
 # as_user CMD...: runs CMD as the test user, with a minimal environment.
-as_user() {
-  env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$T/home" XDG_RUNTIME_DIR="$T/home/run" \
-    setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups "$@"
-}
+as_user() { ru_as "$@"; }
 
 # rl_bundle DIR ARGS...: made by the user with `crt spec --rootless`.
 rl_bundle() {
