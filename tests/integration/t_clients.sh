@@ -1,4 +1,5 @@
-# Real clients drive crt: containerd (ctr + runc v2 shim), podman (conmon) and
+# Real clients drive crt: containerd (ctr + runc v2 shim), podman (conmon, as
+# root and rootless), buildah (as root and rootless) and
 # Docker (dockerd + its managed containerd).
 # The work happens in tests/clients/*.sh, which print one line per check; here
 # each runs with its work dir under $T (so run.sh's leak check sees it) and a
@@ -8,6 +9,9 @@
 
 test_containerd() { clients_run containerd.sh; }
 test_podman() { clients_run podman.sh; }
+# rootless podman as a throw-away user: the runtime is euid 0 in podman's
+# user namespace (about 10 s here)
+test_podman_rootless() { clients_run podman-rootless.sh; }
 # dockerd 20.10 (managed containerd, runc v2 shim) with crt as its default
 # runtime: about 35 s here.
 test_docker() { clients_run docker.sh; }
