@@ -12,6 +12,8 @@ test_podman() { clients_run podman.sh; }
 # rootless podman as a throw-away user: the runtime is euid 0 in podman's
 # user namespace (about 10 s here)
 test_podman_rootless() { clients_run podman-rootless.sh; }
+# rootless buildah (from, run, commit) as a throw-away user (about 5 s)
+test_buildah_rootless() { clients_run buildah-rootless.sh; }
 # dockerd 20.10 (managed containerd, runc v2 shim) with crt as its default
 # runtime: about 35 s here.
 test_docker() { clients_run docker.sh; }
