@@ -37,7 +37,7 @@ const char *crt_rootless_state_root(bool euid0, bool in_userns, const char *xdg,
 
 /* A hint to append to an EPERM/EACCES message when rootless (what the user
  * can do about it), or "" when not rootless or errnum is another error.
- * what: "sysctl", "rlimit", "oom_score_adj", "cgroup", "mknod", "setgroups". */
+ * what: "sysctl", "rlimit", "oom_score_adj", "mqueue", "mknod", "setgroups". */
 const char *crt_rootless_hint(const char *what, int errnum);
 
 /* Appends crt_rootless_hint(what, (*err)->errnum) to *err; returns -1. */

@@ -18,6 +18,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/rootfs.h"
+#include "crt/rootless.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -385,6 +386,13 @@ static int mount_fs(const mctx *c, crt_err **err) {
   return 0;
 }
 
+/* mqueue needs an IPC namespace owned by our user namespace: rootless
+ * without an IPC namespace of its own the kernel refuses (runc fails too). */
+static int mount_mqueue(const mctx *c, crt_err **err) {
+  if (mount_fs(c, err) == 0) return 0;
+  return (*err)->errnum == EPERM && c->cfg->userns ? crt_rootless_explain(err, "mqueue") : -1;
+}
+
 /* proc and sysfs only onto real directories, and only if what ends up there
  * really is procfs/sysfs (CVE-2019-16884, CVE-2019-19921). */
 static int mount_special(const mctx *c, long magic, crt_err **err) {
@@ -678,6 +686,8 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
     rc = mount_special(&c, SYSFS_MAGIC, err);
   } else if (!strcmp(c.type, "cgroup") || !strcmp(c.type, "cgroup2")) {
     rc = mount_cgroup(&c, err);
+  } else if (!strcmp(c.type, "mqueue")) {
+    rc = mount_mqueue(&c, err);
   } else {
     rc = mount_fs(&c, err);
   }

@@ -70,6 +70,8 @@ const char *crt_rootless_hint(const char *what, int errnum) {
                  "/etc/security/limits.conf for the user)"},
       {"oom_score_adj", "; rootless: process.oomScoreAdj cannot be lower than the caller's "
                         "(/proc/self/oom_score_adj)"},
+      {"mqueue", "; rootless: mqueue can only be mounted in an IPC namespace of the container's own "
+                 "(linux.namespaces: {\"type\": \"ipc\"}), or /dev/mqueue bound from the caller"},
       {"mknod", "; rootless: device nodes can only be bind-mounted from the host"},
       {"setgroups", "; rootless: additional gids need setgroups allowed in the user namespace (newgidmap, "
                     "with a range in /etc/subgid) and mapped in gidMappings"},

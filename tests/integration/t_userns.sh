@@ -269,3 +269,26 @@ test_rootless_euid0_in_userns() {
   assert_contains "$out" "/run/$name" "USER=root: the state root is /run/$name"
   [ ! -e "$T/home/run/$name/e3" ] || fail "USER=root: state under XDG_RUNTIME_DIR"
 }
+
+# Rootless refusals name the cause and what to set: an mqueue mount without
+# an IPC namespace of the container's own, a hard rlimit above the caller's.
+# runc refuses both too (with the kernel's word only).
+test_rootless_refusals_say_what_to_do() {
+  rl_setup
+  local C="$RL_CRT" b=$T/home/b hard
+  rl_bundle "$b" true
+  hard=$(as_user sh -c 'ulimit -Hn')
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); l=c['linux']; l['namespaces']=[n for n in l['namespaces'] if n['type'] not in ('user','ipc')]; del l['uidMappings'], l['gidMappings']; json.dump(c, open(p,'w'))" \
+    || fail "edit config"
+  run_rc as_user unshare -U -r "$C" run -b "$b" m1
+  assert_ne 0 "$rc" "mqueue without an IPC namespace"
+  assert_contains "$out" "mqueue"
+  is_crt && assert_contains "$out" "IPC namespace of the container's own"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['namespaces'].append({'type':'ipc'}); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard+1}]; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" m2
+  assert_ne 0 "$rc" "hard RLIMIT_NOFILE above the caller's"
+  is_crt && assert_contains "$out" "setrlimit RLIMIT_NOFILE (soft 1024, hard $((hard + 1))): Operation not permitted; rootless: a hard limit cannot be raised"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard}]; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" m3
+  assert_eq 0 "$rc" "with an IPC namespace and the caller's hard limit: $out"
+}
