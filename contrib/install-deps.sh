@@ -5,14 +5,15 @@ set -eu
 # (JSON edits), util-linux (nsenter/unshare), procps (crt ps), tmux
 # (terminal tests), man-db/groff (man page tests), runc/crun (peers),
 # containerd/podman/conmon (real clients in tests/clients), uidmap/passwd
-# (rootless tests: newuidmap, useradd), strace (cgroup v2 tests), libsystemd-dev
+# (rootless tests: newuidmap, useradd), catatonit (the infra process of
+# rootless podman's pod in tests/clients/podman-rootless.sh), strace (cgroup v2 tests), libsystemd-dev
 # (sd-bus header; the library is dlopened), dbus-daemon/python3-dbus/python3-gi
 # (the mock systemd of the --systemd-cgroup tests), docker.io/buildah (real
 # clients), containernetworking-plugins/python3-grpcio/python3-grpc-tools
 # (the Kubernetes CRI tests: CNI plugins and a small CRI client).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
-      runc crun containerd podman conmon clang libclang-rt-14-dev uidmap passwd strace
+      runc crun containerd podman conmon catatonit clang libclang-rt-14-dev uidmap passwd strace
       libsystemd-dev dbus-daemon python3-dbus python3-gi docker.io buildah
       containernetworking-plugins python3-grpcio python3-grpc-tools)
 missing=()

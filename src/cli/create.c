@@ -80,7 +80,7 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
   o->root = crt_g.root;
   o->argv = crt_g.argv0;
   o->systemd_cgroup = crt_g.systemd_cgroup;
-  o->rootless = !strcmp(crt_g.rootless, "true") || (!strcmp(crt_g.rootless, "auto") && crt_rootless());
+  o->rootless = crt_rootless() || !strcmp(crt_g.rootless, "true");
   return 0;
 }
 

@@ -271,8 +271,9 @@ test_rootless_euid0_in_userns() {
 }
 
 # Rootless refusals name the cause and what to set: an mqueue mount without
-# an IPC namespace of the container's own, a hard rlimit above the caller's.
-# runc refuses both too (with the kernel's word only).
+# an IPC namespace of the container's own, a hard rlimit above the caller's,
+# an oomScoreAdj below it.  runc refuses them too (with the kernel's word
+# only).
 test_rootless_refusals_say_what_to_do() {
   rl_setup
   local C="$RL_CRT" b=$T/home/b hard
@@ -288,7 +289,11 @@ test_rootless_refusals_say_what_to_do() {
   run_rc as_user unshare -U -r "$C" run -b "$b" m2
   assert_ne 0 "$rc" "hard RLIMIT_NOFILE above the caller's"
   is_crt && assert_contains "$out" "setrlimit RLIMIT_NOFILE (soft 1024, hard $((hard + 1))): Operation not permitted; rootless: a hard limit cannot be raised"
-  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard}]; json.dump(c, open(p,'w'))"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard}]; c['process']['oomScoreAdj']=-1000; json.dump(c, open(p,'w'))"
   run_rc as_user unshare -U -r "$C" run -b "$b" m3
+  assert_ne 0 "$rc" "oomScoreAdj below the caller's"
+  is_crt && assert_contains "$out" "set oomScoreAdj -1000: write /proc/self/oom_score_adj: Permission denied; rootless: process.oomScoreAdj cannot be lower"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); del c['process']['oomScoreAdj']; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" m4
   assert_eq 0 "$rc" "with an IPC namespace and the caller's hard limit: $out"
 }
