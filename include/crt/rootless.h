@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "crt/spec.h"
+
 typedef struct {
   uid_t euid;
   bool in_userns; /* not the initial user namespace */
@@ -39,6 +41,12 @@ const char *crt_rootless_state_root(bool euid0, bool in_userns, const char *xdg,
  * can do about it), or "" when not rootless or errnum is another error.
  * what: "sysctl", "rlimit", "oom_score_adj", "mqueue", "mknod", "setgroups". */
 const char *crt_rootless_hint(const char *what, int errnum);
+
+/* The first limit in r that only a cgroup can enforce ("memory.limit"),
+ * or NULL: rootless without a cgroup such a limit is an error, as runc's
+ * "container could not join or create cgroup" (devices are not: a rootless
+ * container cannot make device nodes anyway). */
+const char *crt_rootless_cgroup_demand(const crt_resources *r);
 
 /* Appends crt_rootless_hint(what, (*err)->errnum) to *err; returns -1. */
 struct crt_err;

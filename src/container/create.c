@@ -48,6 +48,7 @@
 #include "crt/log.h"
 #include "crt/process.h"
 #include "crt/rootfs.h"
+#include "crt/rootless.h"
 #include "crt/security.h"
 #include "crt/stub.h"
 #include "crt/sync.h"
@@ -177,6 +178,22 @@ static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char
   return crt_error(err, e, "%s", step);
 }
 
+static const crt_resources *resources_of(const crt_spec *spec) {
+  return spec->linux_ ? spec->linux_->resources : NULL;
+}
+
+/* Rootless and no cgroup could be made or joined: fine, unless a limit
+ * needs one (runc: "container could not join or create cgroup"). */
+static int no_cgroup(const init_ctx *c, crt_err **err) {
+  const char *what = c->opts->rootless ? crt_rootless_cgroup_demand(resources_of(c->spec)) : NULL;
+  if (!what) return 0;
+  return crt_error(err, EPERM,
+                   "linux.resources.%s: rootless, the container has no cgroup (no permission to make or join one "
+                   "under /sys/fs/cgroup): drop the limit, or give the user a delegated cgroup v2 subtree and set "
+                   "linux.cgroupsPath inside it",
+                   what);
+}
+
 /* The init into its cgroup: configured (v2, made before the clone), or
  * made and entered now. */
 static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
@@ -186,9 +203,13 @@ static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
     if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
     return crt_cgroup_join(s->cgroup_path, NULL, s->pid, err);
   }
-  if (!*s->cgroup_path) return 0;
+  if (!*s->cgroup_path) return no_cgroup(c, err);
   char *entered = NULL;
-  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) return -1;
+  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) {
+    const char *what = c->opts->rootless ? crt_rootless_cgroup_demand(resources_of(c->spec)) : NULL;
+    if (what) crt_error_wrap(err, "linux.resources.%s needs the container's cgroup, which rootless crt could not make", what);
+    return -1;
+  }
   if (strcmp(entered, s->cgroup_path) == 0) {
     free(entered);
     return 0;
@@ -196,7 +217,8 @@ static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   /* e.g. rootless: nothing made */
   free(s->cgroup_path);
   s->cgroup_path = entered;
-  return crt_state_save(c->opts->root, s, err);
+  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  return *entered ? 0 : no_cgroup(c, err);
 }
 
 /* Until READY: the init may hand over a seccomp notify fd first. */

@@ -91,3 +91,38 @@ int crt_rootless_explain(crt_err **err, const char *what) {
   }
   return -1;
 }
+
+static const char *memory_cpu_demand(const crt_resources *r) {
+  if (r->memory.limit.set) return "memory.limit";
+  if (r->memory.reservation.set) return "memory.reservation";
+  if (r->memory.swap.set) return "memory.swap";
+  if (r->memory.kernel.set) return "memory.kernel";
+  if (r->memory.kernel_tcp.set) return "memory.kernelTCP";
+  if (r->memory.swappiness.set) return "memory.swappiness";
+  if (r->memory.disable_oom_killer.set && r->memory.disable_oom_killer.v) return "memory.disableOOMKiller";
+  if (r->cpu.shares.set) return "cpu.shares";
+  if (r->cpu.quota.set) return "cpu.quota";
+  if (r->cpu.period.set) return "cpu.period";
+  if (r->cpu.realtime_runtime.set) return "cpu.realtimeRuntime";
+  if (r->cpu.realtime_period.set) return "cpu.realtimePeriod";
+  if (r->cpu.burst.set) return "cpu.burst";
+  if (r->cpu.idle.set) return "cpu.idle";
+  if (r->cpu.cpus && *r->cpu.cpus) return "cpu.cpus";
+  if (r->cpu.mems && *r->cpu.mems) return "cpu.mems";
+  return NULL;
+}
+
+const char *crt_rootless_cgroup_demand(const crt_resources *r) {
+  if (!r) return NULL;
+  const char *mc = memory_cpu_demand(r);
+  if (mc) return mc;
+  if (r->pids.limit.set) return "pids.limit";
+  if (r->blkio.weight.set || r->blkio.leaf_weight.set || r->blkio.n_weight_device || r->blkio.n_throttle_read_bps ||
+      r->blkio.n_throttle_write_bps || r->blkio.n_throttle_read_iops || r->blkio.n_throttle_write_iops)
+    return "blockIO";
+  if (r->n_hugepage_limits) return "hugepageLimits";
+  if (r->network.class_id.set || r->network.n_priorities) return "network";
+  if (r->n_rdma) return "rdma";
+  if (r->unified.len) return "unified";
+  return NULL;
+}

@@ -297,3 +297,29 @@ test_rootless_refusals_say_what_to_do() {
   run_rc as_user unshare -U -r "$C" run -b "$b" m4
   assert_eq 0 "$rc" "with an IPC namespace and the caller's hard limit: $out"
 }
+
+# A limit only a cgroup enforces, rootless with no cgroup it may make: an
+# error naming the limit and what to do, never a container without it
+# (runc: "container could not join or create cgroup").  Without a limit
+# the container runs without a cgroup.  Both the user's own euid and euid 0
+# in its user namespace.
+_rootless_limit_needs_cgroup() {
+  rl_setup
+  local C="$RL_CRT" b=$T/home/b
+  rl_bundle "$b" true
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['resources']={'pids':{'limit':50}}; json.dump(c, open(p,'w'))"
+  run_rc as_user "$C" run -b "$b" l1
+  assert_ne 0 "$rc" "pids.limit without a cgroup: $out"
+  assert_contains "$out" "pids"
+  is_crt && assert_contains "$out" "linux.resources.pids.limit"
+  [ ! -e "$T/home/run/${C##*/}/l1" ] || fail "state dir left after a failed create"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); l=c['linux']; l['namespaces']=[n for n in l['namespaces'] if n['type']!='user']; del l['uidMappings'], l['gidMappings']; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" l2
+  assert_ne 0 "$rc" "pids.limit without a cgroup, euid 0 in a user namespace: $out"
+  is_crt && assert_contains "$out" "linux.resources.pids.limit"
+  as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['resources']={}; json.dump(c, open(p,'w'))"
+  run_rc as_user unshare -U -r "$C" run -b "$b" l3
+  assert_eq 0 "$rc" "no limit, no cgroup: $out"
+}
+test_rootless_limit_needs_cgroup() { _rootless_limit_needs_cgroup; }
+test_rootless_limit_needs_cgroup_v2() { in_cg2 _rootless_limit_needs_cgroup; }

@@ -60,8 +60,28 @@ static void test_explain(void **state) {
   assert_string_equal(crt_rootless_hint("no such thing", EPERM), "");
 }
 
+/* Which limits need a cgroup: none of an empty resources, devices alone. */
+static void test_cgroup_demand(void **state) {
+  crt_resources r;
+  memset(&r, 0, sizeof r);
+  assert_null(crt_rootless_cgroup_demand(NULL));
+  assert_null(crt_rootless_cgroup_demand(&r));
+  crt_device_rule dev = {0};
+  r.devices = &dev;
+  r.n_devices = 1;
+  r.has_memory = true; /* "memory": {} */
+  assert_null(crt_rootless_cgroup_demand(&r));
+  r.pids.limit = (crt_i64){.set = true, .v = 50};
+  assert_string_equal(crt_rootless_cgroup_demand(&r), "pids.limit");
+  r.memory.limit = (crt_i64){.set = true, .v = 1 << 26};
+  assert_string_equal(crt_rootless_cgroup_demand(&r), "memory.limit");
+  memset(&r, 0, sizeof r);
+  r.cpu.cpus = "0-1";
+  assert_string_equal(crt_rootless_cgroup_demand(&r), "cpu.cpus");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_uid_map), cmocka_unit_test(test_state_root),
-                                     cmocka_unit_test(test_explain)};
+                                     cmocka_unit_test(test_explain), cmocka_unit_test(test_cgroup_demand)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
