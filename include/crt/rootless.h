@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "crt/error.h"
 #include "crt/spec.h"
 
 typedef struct {
@@ -49,7 +50,6 @@ const char *crt_rootless_hint(const char *what, int errnum);
 const char *crt_rootless_cgroup_demand(const crt_resources *r);
 
 /* Appends crt_rootless_hint(what, (*err)->errnum) to *err; returns -1. */
-struct crt_err;
-int crt_rootless_explain(struct crt_err **err, const char *what);
+int crt_rootless_explain(crt_err **err, const char *what);
 
 #endif
