@@ -241,9 +241,9 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
  * straight into it.  The rescue file names it first, so that a crash here
  * leaves nothing that delete --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
-  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || c->opts->systemd_cgroup) return 0;
-  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  if (!crt_cgroup_prepares(&cc)) return 0;
+  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
