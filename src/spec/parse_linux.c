@@ -159,6 +159,14 @@ static int parse_net_devices(jp *p, yajl_val o, crt_linux *l) {
   return 0;
 }
 
+JP_ADAPT(parse_namespace)
+JP_ADAPT(parse_device)
+JP_ADAPT(spec_parse_resources)
+JP_ADAPT(parse_intel_rdt)
+JP_ADAPT(spec_parse_seccomp)
+JP_ADAPT(parse_personality)
+JP_ADAPT(parse_mempolicy)
+
 int spec_parse_linux(jp *p, yajl_val o, crt_linux *l) {
   if (OBJV(p, o, "namespaces", parse_namespace, &l->namespaces, &l->n_namespaces) < 0) return -1;
   for (size_t i = 0; i < l->n_namespaces; i++)
