@@ -162,7 +162,7 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err)
         crt_err_free(&e);
         continue;
       }
-      *err = e;
+      crt_err_move(err, &e);
       rc = -1;
     }
   }
@@ -278,7 +278,7 @@ static int kill_all_frozen(const char *path, int sig, crt_err **err) {
     if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
   free(pids);
   if (froze && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
-    *err = e;
+    crt_err_move(err, &e);
     return -1;
   }
   crt_err_free(&e);
@@ -298,7 +298,7 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
   /* a paused container is thawed so that the kill takes effect (runc) */
   crt_err *e = NULL;
   if (was_frozen && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
-    *err = e;
+    crt_err_move(err, &e);
     return -1;
   }
   crt_err_free(&e);

@@ -169,7 +169,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
         made[k].dir = NULL;
         continue;
       }
-      *err = e;
+      crt_err_move(err, &e);
       rc = -1;
     }
     k++;
@@ -195,7 +195,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
         crt_err_free(&e);
         continue;
       }
-      *err = e;
+      crt_err_move(err, &e);
       rc = -1;
     } else {
       joined++;
@@ -327,9 +327,7 @@ static int v1_cfs(v1ctx *c, const crt_resources *r) {
     v1ctx t = {c->d, c->j, c->path, &e};
     if (w(&t, "cpu", "cpu.cfs_period_us", "%llu", period) < 0) {
       if (e->errnum != EINVAL || quota == 0) {
-        crt_err_free(c->err);
-        *c->err = e;
-        return -1;
+        return crt_err_move(c->err, &e);
       }
       crt_err_free(&e);
       again = true;
@@ -509,7 +507,7 @@ static int hybrid_move(const crt_cgroup_config *cfg, const char *ud, pid_t pid, 
     crt_err_free(&e);
     return 0;
   }
-  *err = e;
+  crt_err_move(err, &e);
   return -1;
 }
 

@@ -40,9 +40,7 @@ static int v2_swap(cg_journal *j, const char *d, long long swap, long long limit
     crt_err_free(&e);
     return 0;
   }
-  crt_err_free(err);
-  *err = e;
-  return -1;
+  return crt_err_move(err, &e);
 }
 
 /* Zero means "not set" for every value, as in runc (dockerd sends zeros
@@ -258,7 +256,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
       cg_undo_mkdir(dir, made);
       return 1;
     } else if (rc < 0) {
-      *err = e;
+      crt_err_move(err, &e);
     }
   }
   if (rc < 0) cg_undo_mkdir(dir, made);
