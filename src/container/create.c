@@ -123,7 +123,8 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int sync_parent = c->sync;
   c->sync = child_sync;
   c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
-  pid_t pid = two ? crt_raw_clone(0) : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd);
+  pid_t pid = two ? crt_raw_clone(0)
+                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd, &c->born_in_cgroup);
   if (pid < 0) {
     int e = errno;
     c->sync = sync_parent;
