@@ -98,7 +98,8 @@ static int parse_intel_rdt(jp *p, yajl_val o, crt_intel_rdt *r) {
   if (f_str(p, o, "memBwSchema", false, &r->mem_bw_schema) < 0) return -1;
   if (f_strv(p, o, "schemata", &r->schemata, NULL) < 0) return -1;
   if (f_bool(p, o, "enableCMT", false, &r->enable_cmt, NULL) < 0) return -1;
-  return f_bool(p, o, "enableMBM", false, &r->enable_mbm, NULL);
+  if (f_bool(p, o, "enableMBM", false, &r->enable_mbm, NULL) < 0) return -1;
+  return f_bool(p, o, "enableMonitoring", false, &r->enable_monitoring, NULL);
 }
 
 static int parse_personality(jp *p, yajl_val o, crt_personality *pe) {
