@@ -14,7 +14,8 @@
 
 enum crt_cgroup_mode { CRT_CGROUP_MODE_V1, CRT_CGROUP_MODE_HYBRID, CRT_CGROUP_MODE_V2 };
 
-/* What /sys/fs/cgroup is on this host. */
+/* What /sys/fs/cgroup is on this host.  Only the driver choice inside the
+ * cgroup code depends on it; callers ask the functions below instead. */
 enum crt_cgroup_mode crt_cgroup_mode(void);
 
 typedef struct {
@@ -47,6 +48,10 @@ enum crt_cgroup_prepared {
 };
 int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err);
+/* Whether crt_cgroup_prepare makes the cgroup before the clone for cfg
+ * (cgroup v2 without --systemd-cgroup), so that create saves the rescue
+ * state before it. */
+bool crt_cgroup_prepares(const crt_cgroup_config *cfg);
 
 /* Writes the resources and the device filter into a cgroup made by
  * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs
@@ -97,7 +102,8 @@ int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
 /* ---- detection override for tests, paths, stats ---- */
 
 /* Test override of the cgroup filesystem: root replaces /sys/fs/cgroup and
- * mode is used instead of detecting.  root NULL restores detection.  The
+ * mode is used instead of detecting.  root NULL restores detection.  In
+ * the test build only (-DCRT_TEST_POINTS, build/crt-testpoints), the
  * environment variables CRT_CGROUP_ROOT and CRT_CGROUP_MODE ("v1",
  * "hybrid", "v2") do the same for a whole crt process. */
 void crt_cgroup_set_root(const char *root, enum crt_cgroup_mode mode);

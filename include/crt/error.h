@@ -47,6 +47,10 @@ int crt_error_wrap(crt_err **err, const char *fmt, ...)
 
 void crt_err_free(crt_err **err);
 
+/* Hands a local error on: frees what *err held (as crt_error does), moves
+ * *from into it and clears *from; returns -1. */
+int crt_err_move(crt_err **err, crt_err **from);
+
 /* Messages echo values from the caller (a capability name, an env entry);
  * one of a megabyte must not put a megabyte into stderr and the clients'
  * logs.  Longer messages keep their head and tail around a marker. */

@@ -28,10 +28,10 @@ pid_t crt_raw_clone(unsigned long flags);
 int crt_ns_pids(pid_t init, pid_t **pids, size_t *n, crt_err **err);
 /* The same, born in the cgroup v2 directory cgroup_fd when the kernel
  * lets us (clone3 CLONE_INTO_CGROUP); falls back to crt_raw_clone, so the
- * caller checks membership (crt_cgroup_join does). cgroup_fd -1: plain. */
-pid_t crt_clone_into(unsigned long flags, int cgroup_fd);
-/* In a child of crt_clone_into: whether clone3 put it into the cgroup. */
-extern bool crt_born_in_cgroup;
+ * caller checks membership (crt_cgroup_join does). cgroup_fd -1: plain.
+ * *in_cgroup, in the parent and in the child alike: whether clone3 put the
+ * child into the cgroup (it points into memory both sides have). */
+pid_t crt_clone_into(unsigned long flags, int cgroup_fd, bool *in_cgroup);
 
 /* process.c: inside the container. */
 /* Resolves args[0] in the process's PATH (runc's LookPath semantics):

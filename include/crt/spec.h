@@ -279,7 +279,7 @@ typedef struct {
 typedef struct {
   char *clos_id, *l3_cache_schema, *mem_bw_schema;
   crt_strv schemata;
-  bool enable_cmt, enable_mbm;
+  bool enable_cmt, enable_mbm, enable_monitoring; /* enableMonitoring: v1.3 */
 } crt_intel_rdt;
 
 typedef struct {

@@ -124,7 +124,8 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int sync_parent = c->sync;
   c->sync = child_sync;
   c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
-  pid_t pid = two ? crt_raw_clone(0) : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd);
+  pid_t pid = two ? crt_raw_clone(0)
+                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd, &c->born_in_cgroup);
   if (pid < 0) {
     int e = errno;
     c->sync = sync_parent;
@@ -263,9 +264,9 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
  * straight into it.  The rescue file names it first, so that a crash here
  * leaves nothing that delete --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
-  if (crt_cgroup_mode() != CRT_CGROUP_MODE_V2 || c->opts->systemd_cgroup) return 0;
-  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  if (!crt_cgroup_prepares(&cc)) return 0;
+  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;

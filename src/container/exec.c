@@ -101,7 +101,7 @@ static void joiner(exec_ctx *c) {
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
   if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   CHILD_TRY(&c->rep, crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err));
-  crt_joiner_clone(0, c->cgroup_fd, "clone", &c->rep, exec_entry, c);
+  crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
 }
 
 static int read_errpipe(int fd, crt_err **err) {

@@ -114,10 +114,11 @@ int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, 
   return rc;
 }
 
-void crt_joiner_clone(unsigned long flags, int cgroup_fd, const char *what, const crt_child_report *r,
+void crt_joiner_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup, const char *what, const crt_child_report *r,
                       void (*child)(void *), void *arg) {
   crt_err *err = NULL;
-  pid_t pid = crt_clone_into(flags | CLONE_PARENT, cgroup_fd);
+  bool ignored;
+  pid_t pid = crt_clone_into(flags | CLONE_PARENT, cgroup_fd, in_cgroup ? in_cgroup : &ignored);
   if (pid < 0) {
     crt_error(&err, errno, "%s", what);
     crt_child_fail(r, err);

@@ -63,8 +63,9 @@ int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, 
 
 /* The end of a joiner, which has joined (or made) the namespaces: clones
  * the process as its parent's child (runs child(arg) there), sends its
- * pid on r->sync and exits. what names the clone in an error. */
-__attribute__((noreturn)) void crt_joiner_clone(unsigned long flags, int cgroup_fd, const char *what,
+ * pid on r->sync and exits. what names the clone in an error; *in_cgroup
+ * (NULL: not wanted) as crt_clone_into's, seen by the child. */
+__attribute__((noreturn)) void crt_joiner_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup, const char *what,
                                                 const crt_child_report *r, void (*child)(void *), void *arg);
 /* Runtime side: the pid the joiner sent; reaps the joiner. */
 int crt_joiner_wait(int sync, pid_t joiner, pid_t *pid, crt_err **err);

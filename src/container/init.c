@@ -221,7 +221,8 @@ static void init_main(init_ctx *c) {
   const crt_process *p = spec->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(1);
-  c->born_in_cgroup = c->cgroup_made && crt_born_in_cgroup;
+  /* crt_clone_into set born_in_cgroup in this copy of c */
+  c->born_in_cgroup = c->cgroup_made && c->born_in_cgroup;
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
@@ -275,7 +276,7 @@ static void joiner_main(init_ctx *c, int flags) {
     CHILD_TRY(&c->rep, write_offsets(c->spec, &err));
     flags &= ~CLONE_NEWTIME;
   }
-  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, "clone init", &c->rep, init_entry, c);
+  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, &c->born_in_cgroup, "clone init", &c->rep, init_entry, c);
 }
 
 void crt_init_run(init_ctx *c, bool joiner, int flags) {

@@ -31,7 +31,7 @@ typedef struct init_ctx {
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
-  bool born_in_cgroup; /* in the init: clone3 put it into the prepared cgroup */
+  bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into) */
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

@@ -242,10 +242,7 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       if (force) return 0;
       return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
     }
-    if (!force) {
-      *err = crt_steal(lerr);
-      return -1;
-    }
+    if (!force) return crt_err_move(err, &lerr);
     /* Half-made or corrupt: kill and remove what the rescue file names,
      * then the directory. */
     char dir[PATH_MAX];

@@ -1,5 +1,16 @@
 /* Private to src/linux/cgroup*.c: the driver table and the helpers shared
- * by the v1, v2, systemd and eBPF code. */
+ * by the v1, v2, systemd and eBPF code.
+ *
+ * The files form layers, each calling only the ones below it (the
+ * t_docs test test_no_call_cycles keeps it so):
+ *   cgroup.c, cgroup_update.c   public API: pick the driver and dispatch
+ *   cgroup_systemd.c            systemd wrapper of a cgroupfs driver
+ *   cgroup_v1.c (v1, hybrid) -> cgroup_v2.c (v2, and hybrid's unified half)
+ *   cgroup_journal.c, cgroup_path.c, cgroup_devices.c, cgroup_stats.c,
+ *   cgroup_values.c, cgroup_ebpf.c, cgroup_fs.c, cgroup_mode.c
+ *                               helpers that call no driver
+ * A driver gets itself (d) in every call and never asks for the mode or
+ * the chosen driver. */
 #ifndef CRT_CGROUP_INTERNAL_H
 #define CRT_CGROUP_INTERNAL_H
 
@@ -9,77 +20,79 @@
 
 #include "crt/cgroup.h"
 
+/* The update journal (cgroup_journal.c): every file an update writes gets
+ * its old content recorded once before its first write, so that a failed
+ * update can put back what it already changed.  NULL: no journal. */
+typedef struct cg_journal {
+  struct cg_undo *v;
+  size_t n;
+} cg_journal;
+
 /* ---- the driver table ----
- * One driver per cgroup layout (v1, hybrid, v2), chosen once per process
- * from crt_cgroup_mode(); --systemd-cgroup wraps the host's driver with
- * the systemd unit's path, start and stop.  cgroup.c dispatches every
- * public operation through it; nothing else asks for the mode. */
-typedef struct cg_driver {
+ * One driver per cgroup layout (v1, hybrid, v2), chosen in cgroup.c from
+ * crt_cgroup_mode(); --systemd-cgroup wraps the host's driver with the
+ * systemd unit's path, start and stop.  cgroup.c dispatches every public
+ * operation through it, and create asks it (crt_cgroup_prepares) rather
+ * than the mode whether the cgroup is made before the clone. */
+typedef struct cg_driver cg_driver;
+struct cg_driver {
   const char *name;
   bool v2;              /* resources are v2 files (validation, systemd properties) */
   const char *own_key;  /* the /proc/self/cgroup line relative paths start from */
   const char *unified;  /* hybrid: the unified hierarchy's directory under the root */
   /* the container's cgroup path for cfg */
-  int (*resolve)(const crt_cgroup_config *cfg, char **out, crt_err **err);
+  int (*resolve)(const cg_driver *d, const crt_cgroup_config *cfg, char **out, crt_err **err);
   /* systemd: the transient unit with pid in it, before enter; NULL otherwise */
-  int (*start)(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
+  int (*start)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
   /* systemd: stops the unit; NULL otherwise */
-  int (*stop)(const char *path, crt_err **err);
+  int (*stop)(const cg_driver *d, const char *path, crt_err **err);
   /* makes the cgroup, writes resources and devices, moves pid in; 1:
    * rootless and nothing could be joined (nothing left behind) */
-  int (*enter)(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
+  int (*enter)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
   /* the directory alone, before the init is cloned into it (1: rootless,
    * none); configure writes the rest.  NULL: enter after the clone. */
-  int (*prepare)(const crt_cgroup_config *cfg, const char *path, crt_err **err);
-  int (*configure)(const crt_cgroup_config *cfg, const char *path, crt_err **err);
+  int (*prepare)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
+  int (*configure)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
   /* directory of path holding controller (NULL: the main one); malloc'd */
-  char *(*dir)(const char *path, const char *controller);
+  char *(*dir)(const cg_driver *d, const char *path, const char *controller);
   /* every directory of path, one per hierarchy; NULL-terminated */
-  char **(*dirs)(const char *path);
+  char **(*dirs)(const cg_driver *d, const char *path);
   /* the directory whose cgroup.procs lists the container's processes */
-  char *(*procs_dir)(const char *path);
+  char *(*procs_dir)(const cg_driver *d, const char *path);
   /* the directory fd for clone3's CLONE_INTO_CGROUP; NULL: none */
-  int (*open)(const char *path, const char *sub);
+  int (*open)(const cg_driver *d, const char *path, const char *sub);
   /* pid already sits in cgroup rel (cloned into it); NULL: unknown */
-  bool (*member)(pid_t pid, const char *rel);
+  bool (*member)(const cg_driver *d, pid_t pid, const char *rel);
   /* SIGKILL to the whole cgroup at once; 1: not available here */
-  int (*kill_all)(const char *path, crt_err **err);
+  int (*kill_all)(const cg_driver *d, const char *path, crt_err **err);
   /* freezer: the directory, the file written and the state read back */
-  char *(*freezer_dir)(const char *path);
+  char *(*freezer_dir)(const cg_driver *d, const char *path);
   const char *freeze_file, *frozen_file, *freeze_on, *freeze_off;
   int (*frozen)(const char *dir); /* 1 frozen, 0 not, -1 unreadable */
-  /* update: resources (validated first) and the whole device policy */
-  int (*apply)(const char *path, const crt_resources *r, crt_err **err);
-  int (*devices)(const char *path, const crt_device_rule *rules, size_t n, crt_err **err);
-  int (*stats)(const char *path, crt_cgroup_stats *st);
-  int (*oom_fd)(const char *path, crt_err **err);
-  int (*oom_read)(const char *path, int fd, unsigned long long *last);
-} cg_driver;
+  /* update: resources (validated first) and the whole device policy; every
+   * file written is recorded in j first */
+  int (*apply)(const cg_driver *d, cg_journal *j, const char *path, const crt_resources *r, crt_err **err);
+  int (*devices)(const cg_driver *d, cg_journal *j, const char *path, const crt_device_rule *rules, size_t n,
+                 crt_err **err);
+  int (*stats)(const cg_driver *d, const char *path, crt_cgroup_stats *st);
+  int (*oom_fd)(const cg_driver *d, const char *path, crt_err **err);
+  int (*oom_read)(const cg_driver *d, const char *path, int fd, unsigned long long *last);
+};
 
 extern const cg_driver cg_driver_v1, cg_driver_hybrid, cg_driver_v2;
-/* The host's driver (chosen on first use, again after crt_cgroup_set_root). */
+/* The host's driver (from crt_cgroup_mode(), which follows crt_cgroup_set_root). */
 const cg_driver *cg_drv(void);
 /* The host's driver, or its systemd wrapper. */
 const cg_driver *cg_drv_for(bool systemd);
-/* cgroupfs paths as runc's fs driver (cgroup.c). */
-int cg_fs_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
-/* *out = fs with systemd's resolve, start and stop (cgroup_systemd.c). */
-void cg_systemd_wrap(cg_driver *out, const cg_driver *fs);
 
-/* stats helpers (cgroup.c): a number file (0 when missing or "max"), a
- * value of a "key value" file, all of its lines, one io entry, hugetlb. */
-unsigned long long cg_rd(const char *dir, const char *file);
-unsigned long long cg_kv_get(const char *s, const char *key);
-int cg_kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n);
-int cg_push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
-               unsigned long long val);
-int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st);
-
+/* ---- mode and root (cgroup_mode.c) ---- */
 /* The cgroup filesystem root ("/sys/fs/cgroup" unless overridden). */
 const char *cg_root(void);
-/* The root is a test tree (crt_cgroup_set_root or CRT_CGROUP_ROOT). */
+/* The root is a test tree (crt_cgroup_set_root, or CRT_CGROUP_ROOT in a
+ * -DCRT_TEST_POINTS build). */
 bool cg_root_is_test(void);
 
+/* ---- file I/O (cgroup_fs.c) ---- */
 /* Writes val to dir/file: "cgroup: write FILE: strerror". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...)
@@ -91,11 +104,36 @@ bool cg_exists(const char *dir, const char *file);
 int cg_read_u64(const char *dir, const char *file, unsigned long long *v);
 /* Errors a rootless container may ignore. */
 bool cg_perm_error(int e);
-
 /* Writes pid to dir/cgroup.procs. */
 int cg_move(const char *dir, pid_t pid, crt_err **err);
+/* Removes dir and its parents up to first_made, the first one we created. */
 void cg_undo_mkdir(const char *dir, const char *first_made);
+/* Removes every directory of dirs with its sub-cgroups, retrying for up to
+ * a second while killed processes leave them; the error names the first
+ * that stayed. */
+int cg_remove_dirs(char *const *dirs, crt_err **err);
+/* Appends "<prefix><path>" to v (NULL-terminated, *n entries); -1: ENOMEM. */
+int cg_strv_push(char ***v, size_t *n, const char *prefix, const char *path);
+void cg_strv_free(char **v);
 
+/* ---- the update journal (cgroup_journal.c) ---- */
+/* cg_write that records dir/file's old content in j first (j NULL: a plain
+ * write).  Device files are not recorded: cg_journal_note_devices is. */
+int cg_jwrite(cg_journal *j, const char *dir, const char *file, const char *val, crt_err **err);
+int cg_jwritef(cg_journal *j, const char *dir, const char *file, crt_err **err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A snapshot of a v1 devices.list, restored as deny-all + its allow lines. */
+void cg_journal_note_devices(cg_journal *j, const char *dir);
+/* Puts every recorded file back, newest first; adds the outcome to *err. */
+void cg_journal_rollback(cg_journal *j, crt_err **err);
+void cg_journal_free(cg_journal *j);
+
+/* ---- paths (cgroup_path.c) ---- */
+/* cgroupfs paths as runc's fs driver, relative to the caller's cgroup on
+ * d's own_key line. */
+int cg_fs_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, crt_err **err);
+
+/* ---- device rules (cgroup_devices.c) ---- */
 /* The effective device rules: spec rules, runc's default allowed devices
  * and the spec's linux.devices (so the configured nodes are usable). */
 int cg_device_rules(const crt_spec *spec, crt_device_rule **out, size_t *n, crt_err **err);
@@ -104,32 +142,45 @@ void cg_device_rules_free(crt_device_rule *r, size_t n);
  * that the update's last matching rule wins (a deny-all denies everything). */
 int cg_update_device_rules(const crt_resources *r, crt_device_rule **out, size_t *n, crt_err **err);
 
+/* ---- stats helpers (cgroup_stats.c) ---- */
+/* a number file (0 when missing or "max"), a value of a "key value" file,
+ * all of its lines, one io entry, hugetlb. */
+unsigned long long cg_rd(const char *dir, const char *file);
+unsigned long long cg_kv_get(const char *s, const char *key);
+int cg_kv_all(const char *s, crt_cgroup_stat_kv **out, size_t *n);
+int cg_push_io(crt_cgroup_blkio_entry **v, size_t *n, unsigned maj, unsigned min, const char *op,
+               unsigned long long val);
+int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st);
+
+/* ---- values: checks and runc's translations (cgroup_values.c) ---- */
 /* Checks every value of r that the kernel or runc would refuse, before
- * anything is written (mode: the hierarchy the values go to). */
+ * anything is written (v2: the hierarchy the values go to). */
 int cg_validate(const crt_resources *r, bool v2, crt_err **err);
-
-/* The update journal (cgroup_update.c): while it is on, cg_write records
- * each file's old content once before its first write, so that a failed
- * update can put back what it already changed.  crt is single-threaded. */
-bool cg_journal_note(const char *dir, const char *file); /* true: recorded now */
-/* Drops the entry just recorded (its write failed: the file is unchanged). */
-void cg_journal_unnote(void);
-/* A snapshot of a v1 devices.list, restored as deny-all + its allow lines. */
-void cg_journal_note_devices(const char *dir);
-
-/* v1 (and the v1 half of hybrid).  The enter functions return 1 when
- * rootless and no hierarchy could be joined (nothing left behind). */
-int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err);
-int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err);
-int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
-/* Directories of every v1 hierarchy (deduplicated), NULL-terminated. */
-char **cg_v1_hierarchies(void);
-void cg_strv_free(char **v);
-
+unsigned long long cg_shares_to_weight(unsigned long long shares);
+unsigned long long cg_blkio_to_io_weight(unsigned long long w);
+int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err);
 /* "dev hca_handle=N hca_object=M" for rdma.max. */
 int cg_rdma_line(const crt_rdma *r, char *buf, size_t len);
 
-/* systemd driver (cgroup_systemd.c). */
+/* ---- v1 (and the v1 half of hybrid; cgroup_v1.c) ----
+ * The enter functions return 1 when rootless and no hierarchy could be
+ * joined (nothing left behind). */
+int cg_v1_enter(const cg_driver *d, const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err);
+int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_resources *r, crt_err **err);
+int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
+/* Directories of every v1 hierarchy (deduplicated), NULL-terminated. */
+char **cg_v1_hierarchies(void);
+
+/* ---- v2 (the unified hierarchy at unified_root; cgroup_v2.c) ---- */
+int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,
+                pid_t pid, crt_err **err);
+/* Writes the resources and loads the device filter into an existing cgroup. */
+int cg_v2_configure(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, crt_err **err);
+/* The device rules as an eBPF program attached to the cgroup at dir. */
+int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
+int cg_v2_apply(cg_journal *j, const char *dir, const crt_resources *r, crt_err **err);
+
+/* ---- systemd (cgroup_systemd.c) ---- */
 /* cgroupsPath "slice:prefix:name" (or "" → the default) as a cgroup path:
  * "/system.slice/prefix-name.scope". */
 int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, char **out, crt_err **err);
@@ -138,22 +189,11 @@ bool cg_systemd_running(void);
 int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err);
 /* StopUnit; a unit already gone is fine. */
 int cg_systemd_stop(const char *path, crt_err **err);
+/* *out = fs with systemd's resolve, start and stop. */
+void cg_systemd_wrap(cg_driver *out, const cg_driver *fs);
 
-/* v2 (the unified hierarchy at dir). */
-int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,
-                pid_t pid, crt_err **err);
-/* Writes the resources and loads the device filter into an existing cgroup. */
-int cg_v2_configure(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, crt_err **err);
-/* The device rules as an eBPF program attached to the cgroup at dir. */
-int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
-int cg_v2_apply(const char *dir, const crt_resources *r, crt_err **err);
-/* runc's translations. */
-unsigned long long cg_shares_to_weight(unsigned long long shares);
-unsigned long long cg_blkio_to_io_weight(unsigned long long w);
-int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err);
-
-/* eBPF device filter for v2: builds, loads and attaches to dirfd, replacing
- * programs attached before. */
+/* ---- eBPF device filter for v2 (cgroup_ebpf.c) ----
+ * Builds, loads and attaches to dirfd, replacing programs attached before. */
 int cg_ebpf_devices(int dirfd, const crt_device_rule *rules, size_t n, crt_err **err);
 /* Exposed for tests: builds the program (array of struct bpf_insn). */
 int cg_ebpf_build(const crt_device_rule *rules, size_t n, void **insns, size_t *ninsns, crt_err **err);

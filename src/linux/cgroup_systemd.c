@@ -319,7 +319,7 @@ out:
 
 /* "slice:prefix:name" → "/<slice path>/<prefix>-<name>.scope"; runc's
  * systemd driver.  Creating the unit needs systemd, which we check first. */
-static int sd_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
+static int sd_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, crt_err **err) {
   const char *p = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->cgroups_path : NULL;
   if (cg_systemd_path(p, cfg->id, cfg->rootless, out, err) < 0) return -1;
   if (!cg_systemd_running()) {
@@ -331,16 +331,18 @@ static int sd_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
 
 /* systemd makes the scope and puts the pid in it; the rest (other v1
  * hierarchies, every resource) goes through the cgroupfs driver. */
-static int sd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
-  return cg_systemd_start(cfg, path, pid, cg_drv()->v2, err);
+static int sd_start(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+  return cg_systemd_start(cfg, path, pid, d->v2, err);
 }
+
+static int sd_stop(const cg_driver *d, const char *path, crt_err **err) { return cg_systemd_stop(path, err); }
 
 void cg_systemd_wrap(cg_driver *out, const cg_driver *fs) {
   *out = *fs;
   out->name = "systemd";
   out->resolve = sd_resolve;
   out->start = sd_start;
-  out->stop = cg_systemd_stop;
+  out->stop = sd_stop;
   /* the unit is started with the init's pid: nothing to clone into */
   out->prepare = NULL;
   out->configure = NULL;

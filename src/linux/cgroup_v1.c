@@ -142,7 +142,7 @@ typedef struct {
   char *made;
 } made_dir;
 
-int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err) {
+int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err) {
   char **h = cg_v1_hierarchies();
   if (!h) return crt_error(err, ENOMEM, "cgroup");
   size_t n = 0;
@@ -169,13 +169,13 @@ int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid
         made[k].dir = NULL;
         continue;
       }
-      *err = e;
+      crt_err_move(err, &e);
       rc = -1;
     }
     k++;
   }
   const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
-  if (rc == 0 && r) rc = cg_v1_apply(path, r, err);
+  if (rc == 0 && r) rc = cg_v1_apply(drv, NULL, path, r, err);
   if (rc == 0 && spec && !rootless) {
     cleanup_free char *dev = ctrl_dir("devices", path);
     if (dev && access(dev, F_OK) == 0) {
@@ -195,7 +195,7 @@ int cg_v1_enter(const char *path, const crt_spec *spec, bool rootless, pid_t pid
         crt_err_free(&e);
         continue;
       }
-      *err = e;
+      crt_err_move(err, &e);
       rc = -1;
     } else {
       joined++;
@@ -236,6 +236,8 @@ int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_e
 /* ---- resources ---- */
 
 typedef struct {
+  const cg_driver *d;
+  cg_journal *j; /* update's journal; NULL at create */
   const char *path;
   crt_err **err;
 } v1ctx;
@@ -251,7 +253,7 @@ static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  return cg_write(d, file, buf, c->err);
+  return cg_jwrite(c->j, d, file, buf, c->err);
 }
 
 static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
@@ -322,12 +324,10 @@ static int v1_cfs(v1ctx *c, const crt_resources *r) {
   bool again = false;
   if (period) {
     crt_err *e = NULL;
-    v1ctx t = {c->path, &e};
+    v1ctx t = {c->d, c->j, c->path, &e};
     if (w(&t, "cpu", "cpu.cfs_period_us", "%llu", period) < 0) {
       if (e->errnum != EINVAL || quota == 0) {
-        crt_err_free(c->err);
-        *c->err = e;
-        return -1;
+        return crt_err_move(c->err, &e);
       }
       crt_err_free(&e);
       again = true;
@@ -395,7 +395,8 @@ static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
   bool v1 = d && access(d, F_OK) == 0;
   cleanup_free char *u = NULL;
   /* Hybrid hosts may have hugetlb only on the unified hierarchy. */
-  if (!v1 && cg_drv()->unified) (void)!asprintf(&u, "%s/%s%s", cg_root(), cg_drv()->unified, c->path);
+  if (!v1 && c->d->unified && asprintf(&u, "%s/%s%s", cg_root(), c->d->unified, c->path) < 0)
+    return crt_error(c->err, ENOMEM, "cgroup: hugetlb");
   for (size_t i = 0; i < r->n_hugepage_limits; i++) {
     const crt_hugepage_limit *h = &r->hugepage_limits[i];
     char file[128];
@@ -403,7 +404,7 @@ static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
       return crt_error(c->err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
     if (u) {
       snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
-      if (cg_writef(u, file, c->err, "%llu", (unsigned long long)h->limit) < 0) return -1;
+      if (cg_jwritef(c->j, u, file, c->err, "%llu", (unsigned long long)h->limit) < 0) return -1;
     } else {
       snprintf(file, sizeof file, "hugetlb.%s.limit_in_bytes", h->page_size);
       if (w(c, "hugetlb", file, "%llu", (unsigned long long)h->limit) < 0) return -1;
@@ -430,15 +431,8 @@ static int v1_network(v1ctx *c, const crt_resources *r) {
   return 0;
 }
 
-int cg_rdma_line(const crt_rdma *r, char *buf, size_t len) {
-  int n = snprintf(buf, len, "%s", r->device ? r->device : "");
-  if (r->hca_handles.set) n += snprintf(buf + n, len - (size_t)n, " hca_handle=%llu", (unsigned long long)r->hca_handles.v);
-  if (r->hca_objects.set) n += snprintf(buf + n, len - (size_t)n, " hca_object=%llu", (unsigned long long)r->hca_objects.v);
-  return n;
-}
-
-int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err) {
-  v1ctx c = {path, err};
+int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_resources *r, crt_err **err) {
+  v1ctx c = {d, j, path, err};
   if (cg_validate(r, false, err) < 0) return -1;
   if (v1_memory(&c, r) < 0 || v1_cpu(&c, r) < 0) return -1;
   if (r->pids.limit.set && r->pids.limit.v != 0) { /* runc: 0 leaves it */
@@ -457,49 +451,52 @@ int cg_v1_apply(const char *path, const crt_resources *r, crt_err **err) {
 
 /* ---- the v1 and hybrid drivers ---- */
 
-static char *v1_dir(const char *path, const char *controller) {
+static char *v1_dir(const cg_driver *d, const char *path, const char *controller) {
   char *out = NULL;
   if (controller) return asprintf(&out, "%s/%s%s", cg_root(), controller, path) < 0 ? NULL : out;
   char **h = cg_v1_hierarchies();
-  if (h && h[0]) (void)!asprintf(&out, "%s%s", h[0], path);
+  if (h && h[0] && asprintf(&out, "%s%s", h[0], path) < 0) out = NULL;
   cg_strv_free(h);
   return out;
 }
 
 /* Every hierarchy's directory, and the unified one in hybrid. */
-static char **v1_dirs(const char *path) {
-  size_t n = 0;
+/* NULL when out of memory: a shortened list would leave cgroups behind. */
+static char **v1_dirs(const cg_driver *d, const char *path) {
   char **h = cg_v1_hierarchies();
-  if (h)
-    while (h[n]) n++;
-  char **v = calloc(n + 2, sizeof *v);
-  if (!v) {
-    cg_strv_free(h);
+  char **v = calloc(1, sizeof *v);
+  size_t k = 0;
+  int rc = h && v ? 0 : -1;
+  for (size_t i = 0; rc == 0 && h[i]; i++) rc = cg_strv_push(&v, &k, h[i], path);
+  char u[PATH_MAX];
+  if (rc == 0 && d->unified) {
+    snprintf(u, sizeof u, "%s/%s", cg_root(), d->unified);
+    rc = cg_strv_push(&v, &k, u, path);
+  }
+  cg_strv_free(h);
+  if (rc < 0) {
+    cg_strv_free(v);
     return NULL;
   }
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) (void)!asprintf(&v[k++], "%s%s", h[i], path);
-  if (cg_drv()->unified) (void)!asprintf(&v[k++], "%s/%s%s", cg_root(), cg_drv()->unified, path);
-  cg_strv_free(h);
   return v;
 }
 
-static char *v1_procs_dir(const char *path) {
+static char *v1_procs_dir(const cg_driver *drv, const char *path) {
   static const char *pref[] = {"pids", "freezer", "memory", "cpu", "devices", "systemd"};
   for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
-    char *d = v1_dir(path, pref[i]);
+    char *d = v1_dir(drv, path, pref[i]);
     if (d && access(d, F_OK) == 0) return d;
     free(d);
   }
-  if (cg_drv()->unified) {
+  if (drv->unified) {
     char *d = NULL;
-    return asprintf(&d, "%s/%s%s", cg_root(), cg_drv()->unified, path) < 0 ? NULL : d;
+    return asprintf(&d, "%s/%s%s", cg_root(), drv->unified, path) < 0 ? NULL : d;
   }
-  return v1_dir(path, NULL);
+  return v1_dir(drv, path, NULL);
 }
 
-static int v1_enter_cfg(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
-  return cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+static int v1_enter_cfg(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+  return cg_v1_enter(d, path, cfg->spec, cfg->rootless, pid, err);
 }
 
 /* Moves pid into the unified directory ud after the v1 hierarchies. */
@@ -510,34 +507,36 @@ static int hybrid_move(const crt_cgroup_config *cfg, const char *ud, pid_t pid, 
     crt_err_free(&e);
     return 0;
   }
-  *err = e;
+  crt_err_move(err, &e);
   return -1;
 }
 
 /* The unified directory must exist before the v1 resources are written
  * (hugetlb may live only there); the pid moves last. */
-static int hybrid_enter(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
   cleanup_free char *u = NULL, *ud = NULL;
-  if (asprintf(&u, "%s/%s", cg_root(), cg_driver_hybrid.unified) < 0 || asprintf(&ud, "%s%s", u, path) < 0)
+  if (asprintf(&u, "%s/%s", cg_root(), d->unified) < 0 || asprintf(&ud, "%s%s", u, path) < 0)
     return crt_error(err, ENOMEM, "cgroup");
   int urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
   if (urc < 0) return -1;
-  int rc = cg_v1_enter(path, cfg->spec, cfg->rootless, pid, err);
+  int rc = cg_v1_enter(d, path, cfg->spec, cfg->rootless, pid, err);
   if (rc < 0) {
     if (urc == 0) rmdir(ud);
     return -1;
   }
   if (urc != 0) return rc;
   if (hybrid_move(cfg, ud, pid, err) < 0) {
+    char **dirs = v1_dirs(d, path);
     crt_err *ign = NULL;
-    crt_cgroup_destroy(path, &ign);
+    if (dirs) cg_remove_dirs(dirs, &ign);
     crt_err_free(&ign);
+    cg_strv_free(dirs);
     return -1;
   }
   return 0; /* joined the unified hierarchy at least */
 }
 
-static char *v1_freezer_dir(const char *path) { return v1_dir(path, "freezer"); }
+static char *v1_freezer_dir(const cg_driver *d, const char *path) { return v1_dir(d, path, "freezer"); }
 
 static int v1_frozen(const char *dir) {
   cleanup_free char *s = cg_read(dir, "freezer.state");
@@ -545,11 +544,12 @@ static int v1_frozen(const char *dir) {
   return strncmp(s, "FROZEN", 6) == 0 ? 1 : 0;
 }
 
-static int v1_update_devices(const char *path, const crt_device_rule *rules, size_t n, crt_err **err) {
-  cleanup_free char *d = v1_dir(path, "devices");
+static int v1_update_devices(const cg_driver *drv, cg_journal *j, const char *path, const crt_device_rule *rules,
+                             size_t n, crt_err **err) {
+  cleanup_free char *d = v1_dir(drv, path, "devices");
   if (!d) return crt_error(err, ENOMEM, "cgroup: update");
   if (access(d, F_OK) != 0) return crt_error(err, ENOENT, "cgroup: no devices controller at %s", d);
-  cg_journal_note_devices(d);
+  cg_journal_note_devices(j, d);
   return cg_v1_devices(d, rules, n, err);
 }
 
@@ -580,13 +580,13 @@ static int read_percpu(const char *dir, crt_cgroup_stats *st) {
   return 0;
 }
 
-static int v1_stats(const char *path, crt_cgroup_stats *st) {
-  cleanup_free char *cpuacct = v1_dir(path, "cpuacct");
-  cleanup_free char *cpu = v1_dir(path, "cpu");
-  cleanup_free char *mem = v1_dir(path, "memory");
-  cleanup_free char *pids = v1_dir(path, "pids");
-  cleanup_free char *blkio = v1_dir(path, "blkio");
-  cleanup_free char *huge = v1_dir(path, "hugetlb");
+static int v1_stats(const cg_driver *d, const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *cpuacct = v1_dir(d, path, "cpuacct");
+  cleanup_free char *cpu = v1_dir(d, path, "cpu");
+  cleanup_free char *mem = v1_dir(d, path, "memory");
+  cleanup_free char *pids = v1_dir(d, path, "pids");
+  cleanup_free char *blkio = v1_dir(d, path, "blkio");
+  cleanup_free char *huge = v1_dir(d, path, "hugetlb");
   if (!cpuacct || !cpu || !mem || !pids || !blkio || !huge) return -1;
   st->cpu_total = cg_rd(cpuacct, "cpuacct.usage");
   if (read_percpu(cpuacct, st) < 0) return -1;
@@ -627,17 +627,17 @@ static int v1_stats(const char *path, crt_cgroup_stats *st) {
       v1_blkio_file(blkio, "blkio.throttle.io_serviced_recursive", &st->io_ios, &st->n_io_ios) < 0)
     return -1;
   if (access(huge, F_OK) == 0) return cg_hugetlb_stats(huge, false, st);
-  if (cg_drv()->unified) {
+  if (d->unified) {
     cleanup_free char *u = NULL;
-    if (asprintf(&u, "%s/%s%s", cg_root(), cg_drv()->unified, path) < 0) return -1;
+    if (asprintf(&u, "%s/%s%s", cg_root(), d->unified, path) < 0) return -1;
     return cg_hugetlb_stats(u, true, st);
   }
   return 0;
 }
 
 /* An eventfd registered on memory.oom_control: one count per OOM. */
-static int v1_oom_fd(const char *path, crt_err **err) {
-  cleanup_free char *d = v1_dir(path, "memory");
+static int v1_oom_fd(const cg_driver *drv, const char *path, crt_err **err) {
+  cleanup_free char *d = v1_dir(drv, path, "memory");
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
   cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
@@ -653,7 +653,7 @@ static int v1_oom_fd(const char *path, crt_err **err) {
   return efd;
 }
 
-static int v1_oom_read(const char *path, int fd, unsigned long long *last) {
+static int v1_oom_read(const cg_driver *d, const char *path, int fd, unsigned long long *last) {
   uint64_t v;
   if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
   return (int)v;

@@ -1,5 +1,6 @@
 /* cgroup v2: one unified hierarchy; v1-style values are translated as runc
- * does (formulas in docs/cgroups.md).  The v2 driver. */
+ * does (cgroup_values.c, formulas in docs/cgroups.md).  The v2 driver, and
+ * the unified half of hybrid (cg_v2_enter, for cgroup_v1.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,40 +16,7 @@
 #include "cgroup_internal.h"
 #include "crt/fs.h"
 #include "crt/log.h"
-
-unsigned long long cg_shares_to_weight(unsigned long long shares) {
-  if (shares == 0) return 0;
-  if (shares < 2) shares = 2;
-  if (shares > 262144) shares = 262144;
-  return 1 + ((shares - 2) * 9999) / 262142;
-}
-
-unsigned long long cg_blkio_to_io_weight(unsigned long long w) {
-  if (w == 0) return 0;
-  if (w < 10) w = 10;
-  if (w > 1000) w = 1000;
-  return 1 + (w - 10) * 9999 / 990;
-}
-
-/* v1's memsw is memory+swap; v2's memory.swap.max is swap alone. */
-int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err) {
-  if (limit == -1 && swap == 0) {
-    *out = -1;
-    return 0;
-  }
-  if (swap == -1 || swap == 0) {
-    *out = swap;
-    return 0;
-  }
-  if (limit == 0 || limit == -1)
-    return crt_error(err, EINVAL, "cgroup: memory.swap: unable to set swap limit without memory limit");
-  if (limit < 0) return crt_error(err, EINVAL, "cgroup: invalid memory.limit %lld", limit);
-  if (swap < limit)
-    return crt_error(err, EINVAL, "cgroup: memory.swap (%lld) should be >= memory.limit (%lld): it is memory+swap",
-                     swap, limit);
-  *out = swap - limit;
-  return 0;
-}
+#include "crt/procinfo.h"
 
 static void fmt_max(char *buf, size_t len, long long v) {
   if (v < 0)
@@ -60,26 +28,24 @@ static void fmt_max(char *buf, size_t len, long long v) {
 /* memory.swap.max from v1's memory+swap (runc): 0 is unset; swap equal to
  * the limit disables swap ("0"); a host without swap accounting has no
  * file, which is fine for "max" and "0". */
-static int v2_swap(const char *d, long long swap, long long limit, crt_err **err) {
+static int v2_swap(cg_journal *j, const char *d, long long swap, long long limit, crt_err **err) {
   long long sw;
   if (cg_swap_v2(swap, limit, &sw, err) < 0) return -1;
   if (sw == 0 && swap <= 0) return 0;
   char buf[32];
   fmt_max(buf, sizeof buf, sw);
   crt_err *e = NULL;
-  if (cg_write(d, "memory.swap.max", buf, &e) == 0) return 0;
+  if (cg_jwrite(j, d, "memory.swap.max", buf, &e) == 0) return 0;
   if (e->errnum == ENOENT && (sw == 0 || sw == -1)) {
     crt_err_free(&e);
     return 0;
   }
-  crt_err_free(err);
-  *err = e;
-  return -1;
+  return crt_err_move(err, &e);
 }
 
 /* Zero means "not set" for every value, as in runc (dockerd sends zeros
  * for everything it was not asked for). */
-static int v2_memory(const char *d, const crt_resources *r, crt_err **err) {
+static int v2_memory(cg_journal *j, const char *d, const crt_resources *r, crt_err **err) {
   const __typeof__(r->memory) *m = &r->memory;
   long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
   long long res = m->reservation.set ? m->reservation.v : 0;
@@ -90,14 +56,14 @@ static int v2_memory(const char *d, const crt_resources *r, crt_err **err) {
       return crt_error(err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", cur,
                        limit);
   }
-  if ((limit || swap || res) && v2_swap(d, swap, limit, err) < 0) return -1;
+  if ((limit || swap || res) && v2_swap(j, d, swap, limit, err) < 0) return -1;
   if (limit) {
     fmt_max(buf, sizeof buf, limit);
-    if (cg_write(d, "memory.max", buf, err) < 0) return -1;
+    if (cg_jwrite(j, d, "memory.max", buf, err) < 0) return -1;
   }
   if (res) {
     fmt_max(buf, sizeof buf, res);
-    if (cg_write(d, "memory.low", buf, err) < 0) return -1;
+    if (cg_jwrite(j, d, "memory.low", buf, err) < 0) return -1;
   }
   if ((m->kernel.set && m->kernel.v) || (m->kernel_tcp.set && m->kernel_tcp.v))
     crt_warn("cgroup: memory.kernel/kernelTCP are not supported on cgroup v2; ignored");
@@ -109,41 +75,41 @@ static int v2_memory(const char *d, const crt_resources *r, crt_err **err) {
 }
 
 /* cg_validate refused realtime values on v2 */
-static int v2_cpu(const char *d, const crt_resources *r, crt_err **err) {
+static int v2_cpu(cg_journal *j, const char *d, const crt_resources *r, crt_err **err) {
   const __typeof__(r->cpu) *c = &r->cpu;
   if (c->shares.set && c->shares.v &&
-      cg_writef(d, "cpu.weight", err, "%llu", cg_shares_to_weight(c->shares.v)) < 0)
+      cg_jwritef(j, d, "cpu.weight", err, "%llu", cg_shares_to_weight(c->shares.v)) < 0)
     return -1;
   if ((c->quota.set && c->quota.v) || (c->period.set && c->period.v)) {
     char buf[64] = "max";
     if (c->quota.set && c->quota.v > 0) snprintf(buf, sizeof buf, "%lld", (long long)c->quota.v);
     if (c->period.set && c->period.v)
       snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %llu", (unsigned long long)c->period.v);
-    if (cg_write(d, "cpu.max", buf, err) < 0) return -1;
+    if (cg_jwrite(j, d, "cpu.max", buf, err) < 0) return -1;
   }
-  if (c->burst.set && cg_writef(d, "cpu.max.burst", err, "%llu", (unsigned long long)c->burst.v) < 0) return -1;
-  if (c->idle.set && cg_writef(d, "cpu.idle", err, "%lld", (long long)c->idle.v) < 0) return -1;
-  if (c->cpus && *c->cpus && cg_write(d, "cpuset.cpus", c->cpus, err) < 0) return -1;
-  if (c->mems && *c->mems && cg_write(d, "cpuset.mems", c->mems, err) < 0) return -1;
+  if (c->burst.set && cg_jwritef(j, d, "cpu.max.burst", err, "%llu", (unsigned long long)c->burst.v) < 0) return -1;
+  if (c->idle.set && cg_jwritef(j, d, "cpu.idle", err, "%lld", (long long)c->idle.v) < 0) return -1;
+  if (c->cpus && *c->cpus && cg_jwrite(j, d, "cpuset.cpus", c->cpus, err) < 0) return -1;
+  if (c->mems && *c->mems && cg_jwrite(j, d, "cpuset.mems", c->mems, err) < 0) return -1;
   return 0;
 }
 
-static int io_max(const char *d, const char *key, const crt_blkio_throttle *t, size_t n, crt_err **err) {
+static int io_max(cg_journal *j, const char *d, const char *key, const crt_blkio_throttle *t, size_t n, crt_err **err) {
   for (size_t i = 0; i < n; i++)
-    if (cg_writef(d, "io.max", err, "%lld:%lld %s=%llu", (long long)t[i].major, (long long)t[i].minor, key,
+    if (cg_jwritef(j, d, "io.max", err, "%lld:%lld %s=%llu", (long long)t[i].major, (long long)t[i].minor, key,
                   (unsigned long long)t[i].rate) < 0)
       return -1;
   return 0;
 }
 
-static int v2_io(const char *d, const crt_resources *r, crt_err **err) {
+static int v2_io(cg_journal *j, const char *d, const crt_resources *r, crt_err **err) {
   const __typeof__(r->blkio) *b = &r->blkio;
   /* BFQ takes blkio's 1-1000 scale as is; io.weight is 1-10000. */
   bool bfq = cg_exists(d, "io.bfq.weight");
   if (b->weight.set && b->weight.v) {
     if (bfq) {
-      if (cg_writef(d, "io.bfq.weight", err, "%llu", (unsigned long long)b->weight.v) < 0) return -1;
-    } else if (cg_writef(d, "io.weight", err, "%llu", cg_blkio_to_io_weight(b->weight.v)) < 0) {
+      if (cg_jwritef(j, d, "io.bfq.weight", err, "%llu", (unsigned long long)b->weight.v) < 0) return -1;
+    } else if (cg_jwritef(j, d, "io.weight", err, "%llu", cg_blkio_to_io_weight(b->weight.v)) < 0) {
       return -1;
     }
   }
@@ -151,54 +117,54 @@ static int v2_io(const char *d, const crt_resources *r, crt_err **err) {
   for (size_t i = 0; i < b->n_weight_device; i++) {
     const crt_blkio_weight_device *w = &b->weight_device[i];
     if (!w->weight.set || !w->weight.v) continue; /* runc: 0 leaves it */
-    int rc = bfq ? cg_writef(d, "io.bfq.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
+    int rc = bfq ? cg_jwritef(j, d, "io.bfq.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
                              (unsigned long long)w->weight.v)
-                 : cg_writef(d, "io.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
+                 : cg_jwritef(j, d, "io.weight", err, "%lld:%lld %llu", (long long)w->major, (long long)w->minor,
                              cg_blkio_to_io_weight(w->weight.v));
     if (rc < 0) return -1;
   }
-  if (io_max(d, "rbps", b->throttle_read_bps, b->n_throttle_read_bps, err) < 0 ||
-      io_max(d, "wbps", b->throttle_write_bps, b->n_throttle_write_bps, err) < 0 ||
-      io_max(d, "riops", b->throttle_read_iops, b->n_throttle_read_iops, err) < 0 ||
-      io_max(d, "wiops", b->throttle_write_iops, b->n_throttle_write_iops, err) < 0)
+  if (io_max(j, d, "rbps", b->throttle_read_bps, b->n_throttle_read_bps, err) < 0 ||
+      io_max(j, d, "wbps", b->throttle_write_bps, b->n_throttle_write_bps, err) < 0 ||
+      io_max(j, d, "riops", b->throttle_read_iops, b->n_throttle_read_iops, err) < 0 ||
+      io_max(j, d, "wiops", b->throttle_write_iops, b->n_throttle_write_iops, err) < 0)
     return -1;
   return 0;
 }
 
-static int v2_unified(const char *d, const crt_kvv *u, crt_err **err) {
+static int v2_unified(cg_journal *j, const char *d, const crt_kvv *u, crt_err **err) {
   for (size_t i = 0; i < u->len; i++) {
     const char *k = u->v[i].key;
     if (!k || !*k || strchr(k, '/') || *k == '.')
       return crt_error(err, EINVAL, "cgroup: linux.resources.unified: invalid key \"%s\"", k ? k : "");
-    if (cg_write(d, k, u->v[i].value ? u->v[i].value : "", err) < 0)
+    if (cg_jwrite(j, d, k, u->v[i].value ? u->v[i].value : "", err) < 0)
       return crt_error_wrap(err, "linux.resources.unified[\"%s\"]", k);
   }
   return 0;
 }
 
-int cg_v2_apply(const char *d, const crt_resources *r, crt_err **err) {
+int cg_v2_apply(cg_journal *j, const char *d, const crt_resources *r, crt_err **err) {
   if (cg_validate(r, true, err) < 0) return -1;
-  if (v2_memory(d, r, err) < 0 || v2_cpu(d, r, err) < 0) return -1;
+  if (v2_memory(j, d, r, err) < 0 || v2_cpu(j, d, r, err) < 0) return -1;
   if (r->pids.limit.set && r->pids.limit.v != 0) { /* runc: 0 leaves it; negative: max */
     char v[32] = "max";
     if (r->pids.limit.v > 0) snprintf(v, sizeof v, "%lld", (long long)r->pids.limit.v);
-    if (cg_write(d, "pids.max", v, err) < 0) return -1;
+    if (cg_jwrite(j, d, "pids.max", v, err) < 0) return -1;
   }
-  if (v2_io(d, r, err) < 0) return -1;
+  if (v2_io(j, d, r, err) < 0) return -1;
   for (size_t i = 0; i < r->n_hugepage_limits; i++) {
     const crt_hugepage_limit *h = &r->hugepage_limits[i];
     if (!h->page_size || strchr(h->page_size, '/'))
       return crt_error(err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
     char file[128];
     snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
-    if (cg_writef(d, file, err, "%llu", (unsigned long long)h->limit) < 0) return -1;
+    if (cg_jwritef(j, d, file, err, "%llu", (unsigned long long)h->limit) < 0) return -1;
   }
   for (size_t i = 0; i < r->n_rdma; i++) {
     char line[512];
     cg_rdma_line(&r->rdma[i], line, sizeof line);
-    if (cg_write(d, "rdma.max", line, err) < 0) return -1;
+    if (cg_jwrite(j, d, "rdma.max", line, err) < 0) return -1;
   }
-  return v2_unified(d, &r->unified, err);
+  return v2_unified(j, d, &r->unified, err);
 }
 
 /* Enables in dir's subtree_control every controller dir has, all at once
@@ -230,7 +196,7 @@ int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_e
 
 static int apply_all(const char *dir, const crt_spec *spec, bool rootless, crt_err **err) {
   const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
-  if (r && cg_v2_apply(dir, r, err) < 0) return -1;
+  if (r && cg_v2_apply(NULL, dir, r, err) < 0) return -1;
   if (!spec || rootless) return 0; /* a rootless user cannot load BPF programs */
   crt_device_rule *rules = NULL;
   size_t n = 0;
@@ -290,7 +256,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
       cg_undo_mkdir(dir, made);
       return 1;
     } else if (rc < 0) {
-      *err = e;
+      crt_err_move(err, &e);
     }
   }
   if (rc < 0) cg_undo_mkdir(dir, made);
@@ -299,37 +265,37 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
 
 /* ---- the v2 driver ---- */
 
-static char *v2_dir(const char *path, const char *controller) {
+static char *v2_dir(const cg_driver *d, const char *path, const char *controller) {
   char *out = NULL;
   return asprintf(&out, "%s%s", cg_root(), path) < 0 ? NULL : out;
 }
 
-static char **v2_dirs(const char *path) {
+static char **v2_dirs(const cg_driver *d, const char *path) {
   char **v = calloc(2, sizeof *v);
-  if (v && !(v[0] = v2_dir(path, NULL))) {
+  if (v && !(v[0] = v2_dir(d, path, NULL))) {
     free(v);
     return NULL;
   }
   return v;
 }
 
-static char *v2_procs_dir(const char *path) { return v2_dir(path, NULL); }
+static char *v2_procs_dir(const cg_driver *d, const char *path) { return v2_dir(d, path, NULL); }
 
-static int v2_enter_cfg(const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
+static int v2_enter_cfg(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
   return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
 }
 
 /* only the directory: resources and the device filter are written after
  * the clone, while the init starts up (v2_configure) */
-static int v2_prepare(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+static int v2_prepare(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
   return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
 }
 
-static int v2_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+static int v2_configure(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
   return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
 }
 
-static int v2_open(const char *path, const char *sub) {
+static int v2_open(const cg_driver *d, const char *path, const char *sub) {
   if (sub && (strstr(sub, "..") || !*sub)) return -1;
   char dir[PATH_MAX];
   if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s", cg_root(), path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
@@ -338,26 +304,15 @@ static int v2_open(const char *path, const char *sub) {
 }
 
 /* Whether pid already sits in the v2 cgroup `rel` (cloned into it). */
-static bool v2_member(pid_t pid, const char *rel) {
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/%d/cgroup", (int)pid);
-  cleanup_free char *buf = NULL;
-  size_t len = 0;
-  crt_err *e = NULL;
-  if (crt_read_file(proc, 4096, &buf, &len, &e) < 0) {
-    crt_err_free(&e);
-    return false;
-  }
-  char *save;
-  for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-    if (strncmp(l, "0::", 3) == 0) return strcmp(l + 3, rel) == 0;
-  return false;
+static bool v2_member(const cg_driver *d, pid_t pid, const char *rel) {
+  cleanup_free char *cur = crt_proc_cgroup_path(pid, "");
+  return cur && strcmp(cur, rel) == 0;
 }
 
-static int v2_kill_all(const char *path, crt_err **err) {
-  cleanup_free char *d = v2_dir(path, NULL);
-  if (!d || !cg_exists(d, "cgroup.kill")) return 1; /* before 5.14 */
-  return cg_write(d, "cgroup.kill", "1", err);
+static int v2_kill_all(const cg_driver *d, const char *path, crt_err **err) {
+  cleanup_free char *dir = v2_dir(d, path, NULL);
+  if (!dir || !cg_exists(dir, "cgroup.kill")) return 1; /* before 5.14 */
+  return cg_write(dir, "cgroup.kill", "1", err);
 }
 
 static int v2_frozen(const char *dir) {
@@ -367,16 +322,17 @@ static int v2_frozen(const char *dir) {
   return f ? f[7] == '1' : 0;
 }
 
-static int v2_apply_path(const char *path, const crt_resources *r, crt_err **err) {
-  cleanup_free char *d = v2_dir(path, NULL);
-  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
-  return cg_v2_apply(d, r, err);
+static int v2_apply_path(const cg_driver *d, cg_journal *j, const char *path, const crt_resources *r, crt_err **err) {
+  cleanup_free char *dir = v2_dir(d, path, NULL);
+  if (!dir) return crt_error(err, ENOMEM, "cgroup: update");
+  return cg_v2_apply(j, dir, r, err);
 }
 
-static int v2_update_devices(const char *path, const crt_device_rule *rules, size_t n, crt_err **err) {
-  cleanup_free char *d = v2_dir(path, NULL);
-  if (!d) return crt_error(err, ENOMEM, "cgroup: update");
-  return cg_v2_devices(d, rules, n, err);
+static int v2_update_devices(const cg_driver *d, cg_journal *j, const char *path, const crt_device_rule *rules, size_t n,
+                             crt_err **err) {
+  cleanup_free char *dir = v2_dir(d, path, NULL);
+  if (!dir) return crt_error(err, ENOMEM, "cgroup: update");
+  return cg_v2_devices(dir, rules, n, err);
 }
 
 /* v2 io.stat: "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0". */
@@ -403,8 +359,8 @@ static int v2_io_stat(const char *dir, crt_cgroup_stats *st) {
   return 0;
 }
 
-static int v2_stats(const char *path, crt_cgroup_stats *st) {
-  cleanup_free char *d = v2_dir(path, NULL);
+static int v2_stats(const cg_driver *drv, const char *path, crt_cgroup_stats *st) {
+  cleanup_free char *d = v2_dir(drv, path, NULL);
   if (!d) return -1;
   cleanup_free char *cs = cg_read(d, "cpu.stat");
   if (cs) {
@@ -436,8 +392,8 @@ static int v2_stats(const char *path, crt_cgroup_stats *st) {
 }
 
 /* inotify on memory.events: each change may be an OOM kill. */
-static int v2_oom_fd(const char *path, crt_err **err) {
-  cleanup_free char *d = v2_dir(path, NULL);
+static int v2_oom_fd(const cg_driver *drv, const char *path, crt_err **err) {
+  cleanup_free char *d = v2_dir(drv, path, NULL);
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/memory.events", d ? d : "");
   int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
@@ -450,11 +406,11 @@ static int v2_oom_fd(const char *path, crt_err **err) {
   return fd;
 }
 
-static int v2_oom_read(const char *path, int fd, unsigned long long *last) {
+static int v2_oom_read(const cg_driver *drv, const char *path, int fd, unsigned long long *last) {
   char buf[4096];
   while (read(fd, buf, sizeof buf) > 0) {
   }
-  cleanup_free char *d = v2_dir(path, NULL);
+  cleanup_free char *d = v2_dir(drv, path, NULL);
   cleanup_free char *ev = d ? cg_read(d, "memory.events") : NULL;
   if (!ev) return -1;
   unsigned long long n = cg_kv_get(ev, "oom_kill");

@@ -54,7 +54,7 @@ static int apparmor_apply(const char *profile, crt_err **err) {
   crt_err *first = NULL;
   if (write_attr("apparmor/exec", cmd, &first) == 0) return 0;
   if (first->errnum != ENOENT) {
-    *err = first;
+    crt_err_move(err, &first);
     return crt_error_wrap(err, "setting apparmor profile \"%s\"", profile);
   }
   crt_err_free(&first);

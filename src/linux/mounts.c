@@ -17,6 +17,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/procinfo.h"
 #include "crt/rootfs.h"
 #include "crt/rootless.h"
 
@@ -461,32 +462,18 @@ static bool all_in(const char *want, const char *have) {
 /* The calling process's path in the v1 hierarchy whose super options are
  * opts ("rw,cpu,cpuacct"); the controllers are copied to ctrl. */
 static char *own_cgroup(const char *opts, char *ctrl, size_t ctrl_len) {
-  cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
-  if (!f) return NULL;
-  char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    char *c = strchr(line, ':');
-    char *p = c ? strchr(c + 1, ':') : NULL;
-    if (!p || p == c + 1) continue;
-    *p = 0;
-    if (!all_in(c + 1, opts)) continue;
-    snprintf(ctrl, ctrl_len, "%s", c + 1);
-    return strdup(p + 1);
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  cleanup_err crt_err *e = NULL;
+  if (crt_proc_cgroup_read(0, &v, &n, &e) < 0) return NULL;
+  char *out = NULL;
+  for (size_t i = 0; i < n && !out; i++) {
+    if (!*v[i].controllers || !all_in(v[i].controllers, opts)) continue;
+    snprintf(ctrl, ctrl_len, "%s", v[i].controllers);
+    out = strdup(v[i].path);
   }
-  return NULL;
-}
-
-/* The "0::/path" line of /proc/self/cgroup. */
-static char *own_cgroup_v2(void) {
-  cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
-  if (!f) return NULL;
-  char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "0::", 3)) return strdup(line + 3);
-  }
-  return NULL;
+  crt_proc_cgroup_free(v, n);
+  return out;
 }
 
 static int link_comounted(int dirfd_, const char *name) {
@@ -534,22 +521,6 @@ static int cgroup_v1_one(const mctx *c, const char *mp, const char *root, const 
   return 0;
 }
 
-/* mountinfo: "id parent maj:min root mountpoint opts [optional...] - fstype source superopts" */
-static int parse_mountinfo_line(char *line, char **root, char **mp, char **fstype, char **super) {
-  char *f[5] = {0};
-  char *save = NULL, *t = strtok_r(line, " ", &save);
-  for (int i = 0; t && i < 5; i++, t = strtok_r(NULL, " ", &save)) f[i] = t;
-  if (!f[4]) return -1;
-  while (t && strcmp(t, "-")) t = strtok_r(NULL, " ", &save);
-  if (!t) return -1;
-  *root = f[3];
-  *mp = f[4];
-  *fstype = strtok_r(NULL, " ", &save);
-  strtok_r(NULL, " ", &save);
-  *super = strtok_r(NULL, " \n", &save);
-  return *fstype && *super ? 0 : -1;
-}
-
 static int cgroup_v1(const mctx *c, crt_err **err) {
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
@@ -558,23 +529,24 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
   cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (tmp < 0) return -1;
-  /* Read mountinfo whole first: the binds below add cgroup lines to it. */
-  cleanup_free char *info = NULL;
-  if (crt_read_file("/proc/self/mountinfo", 16 << 20, &info, NULL, err) < 0) return -1;
+  /* A snapshot first: the binds below add cgroup lines to mountinfo. */
+  crt_mountinfo mi;
+  if (crt_mountinfo_read(&mi, err) < 0) return -1;
   size_t rlen = strlen(c->cfg->rootfs);
-  char *save = NULL;
-  for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    char *root, *mp, *fstype, *super;
-    if (parse_mountinfo_line(line, &root, &mp, &fstype, &super) < 0 || strcmp(fstype, "cgroup")) continue;
+  int rc = 0;
+  for (size_t i = 0; i < mi.n && rc == 0; i++) {
+    const char *mp = mi.v[i].target;
+    if (strcmp(mi.v[i].fstype, "cgroup")) continue;
     /* Only the host's hierarchies: none already inside the rootfs. */
     if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
     if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
-    if (cgroup_v1_one(c, mp, root, super, err) < 0) return -1;
-    if (link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
-      return crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
+    rc = cgroup_v1_one(c, mp, mi.v[i].root, mi.v[i].fs_opts, err);
+    if (rc == 0 && link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
+      rc = crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
   }
-  if (flags & MS_RDONLY) return remount_bind(c, tmp, flags, err);
-  return 0;
+  crt_mountinfo_free(&mi);
+  if (rc == 0 && (flags & MS_RDONLY)) return remount_bind(c, tmp, flags, err);
+  return rc;
 }
 
 static int cgroup_v2(const mctx *c, crt_err **err) {
@@ -589,7 +561,7 @@ static int cgroup_v2(const mctx *c, crt_err **err) {
   if (c->cfg->cgroup_path) {
     if (asprintf(&src, "/sys/fs/cgroup%s", c->cfg->cgroup_path) < 0) return crt_error(err, ENOMEM, "cgroup");
   } else {
-    own = own_cgroup_v2();
+    own = crt_proc_cgroup_path(0, "");
     if (asprintf(&src, "/sys/fs/cgroup%s", own ? own : "") < 0) return crt_error(err, ENOMEM, "cgroup");
   }
   return bind_from(c, src, true, flags, err);

@@ -30,11 +30,9 @@ struct crt_clone_args { /* struct clone_args of linux/sched.h, v2 */
   uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-bool crt_born_in_cgroup;
-
-pid_t crt_clone_into(unsigned long flags, int cgroup_fd) {
-  /* the child gets a copy of this as it is at the clone that made it */
-  crt_born_in_cgroup = cgroup_fd >= 0;
+pid_t crt_clone_into(unsigned long flags, int cgroup_fd, bool *in_cgroup) {
+  /* set before each clone: the child gets its copy as it is then */
+  *in_cgroup = cgroup_fd >= 0;
   if (cgroup_fd >= 0) {
     /* with CLONE_PARENT the child inherits our exit signal; clone3 then
      * insists on exit_signal 0 */
@@ -46,7 +44,7 @@ pid_t crt_clone_into(unsigned long flags, int cgroup_fd) {
     /* old kernel, a cgroup we may not enter from here (a joined cgroup or
      * user namespace): plain clone, the caller moves the pid */
     if (errno == ENOMEM || errno == EAGAIN) return -1;
-    crt_born_in_cgroup = false;
+    *in_cgroup = false;
   }
   return crt_raw_clone(flags);
 }

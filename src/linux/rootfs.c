@@ -3,7 +3,6 @@
  * root, maskedPaths, readonlyPaths). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "crt/log.h"
+#include "crt/procinfo.h"
 #include "crt/rootfs.h"
 
 /* linux.rootfsPropagation's MS_* flags, 0 when not set. */
@@ -29,26 +29,22 @@ static unsigned long rootfs_propagation(const crt_rootfs_config *cfg) {
 static int parent_mount_private(const char *rootfs, crt_err **err) {
   char real[PATH_MAX];
   if (!realpath(rootfs, real)) return crt_error(err, errno, "realpath %s", rootfs);
-  cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
-  if (!f) return crt_error(err, errno, "open /proc/self/mountinfo");
-  char line[8192], best[PATH_MAX] = "";
-  bool best_shared = false;
-  while (fgets(line, sizeof line, f)) {
-    char mp[PATH_MAX];
-    if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1) continue;
+  crt_mountinfo mi;
+  if (crt_mountinfo_read(&mi, err) < 0) return -1;
+  const crt_mountinfo_entry *best = NULL;
+  for (size_t i = 0; i < mi.n; i++) {
+    const char *mp = mi.v[i].target;
     size_t n = strlen(mp);
     bool prefix = !strcmp(mp, "/") || (!strncmp(real, mp, n) && (real[n] == '/' || real[n] == 0));
-    if (!prefix || n < strlen(best)) continue;
-    snprintf(best, sizeof best, "%s", mp);
-    char *dash = strstr(line, " - ");
-    char *sh = strstr(line, " shared:");
-    char *ub = strstr(line, " unbindable");
-    /* unbindable (rootfsPropagation on "/") would refuse the bind too */
-    best_shared = dash && ((sh && sh < dash) || (ub && ub < dash));
+    if (prefix && (!best || n >= strlen(best->target))) best = &mi.v[i];
   }
-  if (best_shared && mount(NULL, best, NULL, MS_PRIVATE, NULL) < 0)
-    return crt_error(err, errno, "make %s private", best);
-  return 0;
+  /* unbindable (rootfsPropagation on "/") would refuse the bind too */
+  int rc = 0;
+  if (best && (crt_mountinfo_has_tag(best, "shared") || crt_mountinfo_has_tag(best, "unbindable")) &&
+      mount(NULL, best->target, NULL, MS_PRIVATE, NULL) < 0)
+    rc = crt_error(err, errno, "make %s private", best->target);
+  crt_mountinfo_free(&mi);
+  return rc;
 }
 
 /* runc: no setup of /dev when the config bind-mounts one. */
@@ -93,23 +89,20 @@ static int pivot(const char *rootfs, crt_err **err) {
   return 0;
 }
 
-/* The host's full procfs and sysfs mounts outside rootfs, from mountinfo
- * (libmount unescapes the paths).  Returns a NULL-terminated list. */
+/* The host's full procfs and sysfs mounts outside rootfs, children first.
+ * Returns a NULL-terminated list. */
 static char **host_proc_sys(const char *rootfs, crt_err **err) {
-  struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-  if (!tb) return crt_error(err, errno, "read /proc/self/mountinfo"), NULL;
-  struct libmnt_iter *it = mnt_new_iter(MNT_ITER_BACKWARD); /* children first */
-  struct libmnt_fs *fs;
+  crt_mountinfo mi;
+  if (crt_mountinfo_read(&mi, err) < 0) return NULL;
   size_t n = 0, rlen = strlen(rootfs);
-  char **out = calloc((size_t)mnt_table_get_nents(tb) + 1, sizeof *out);
-  while (out && it && mnt_table_next_fs(tb, it, &fs) == 0) {
-    const char *t = mnt_fs_get_target(fs), *type = mnt_fs_get_fstype(fs), *root = mnt_fs_get_root(fs);
-    if (!t || !type || !root || strcmp(root, "/") || (strcmp(type, "proc") && strcmp(type, "sysfs"))) continue;
-    if (!strncmp(t, rootfs, rlen) && (t[rlen] == '/' || !t[rlen])) continue;
-    out[n++] = strdup(t);
+  char **out = calloc(mi.n + 1, sizeof *out);
+  for (size_t i = mi.n; out && i-- > 0;) {
+    const crt_mountinfo_entry *e = &mi.v[i];
+    if (strcmp(e->root, "/") || (strcmp(e->fstype, "proc") && strcmp(e->fstype, "sysfs"))) continue;
+    if (!strncmp(e->target, rootfs, rlen) && (e->target[rlen] == '/' || !e->target[rlen])) continue;
+    out[n++] = strdup(e->target);
   }
-  mnt_free_iter(it);
-  mnt_unref_table(tb);
+  crt_mountinfo_free(&mi);
   if (!out) crt_error(err, ENOMEM, "read /proc/self/mountinfo");
   return out;
 }

@@ -408,6 +408,7 @@ static void gen_linux_tail(G g, const crt_linux *l) {
     kstrv(g, "schemata", &l->intel_rdt->schemata);
     if (l->intel_rdt->enable_cmt) kbool(g, "enableCMT", true);
     if (l->intel_rdt->enable_mbm) kbool(g, "enableMBM", true);
+    if (l->intel_rdt->enable_monitoring) kbool(g, "enableMonitoring", true);
     yajl_gen_map_close(g);
   }
   if (l->personality) {

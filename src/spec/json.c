@@ -258,7 +258,7 @@ int f_objv(jp *p, yajl_val obj, const char *key, size_t size, elem_fn fn, void *
 }
 
 
-int f_in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, void *), void *dst) {
+int f_in_place(jp *p, yajl_val o, const char *key, elem_fn fn, void *dst) {
   yajl_val v;
   size_t s;
   if (jp_enter(p, o, key, yajl_t_object, false, &v, &s) < 0) return -1;
@@ -269,7 +269,7 @@ int f_in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, voi
 }
 
 /* Optional sub-object allocated into *slot and parsed by fn. */
-int f_sub(jp *p, yajl_val o, const char *key, size_t size, int (*fn)(jp *, yajl_val, void *), void **slot) {
+int f_sub(jp *p, yajl_val o, const char *key, size_t size, elem_fn fn, void **slot) {
   yajl_val v;
   size_t s;
   if (jp_enter(p, o, key, yajl_t_object, false, &v, &s) < 0) return -1;
@@ -307,6 +307,8 @@ static int parse_idmap(jp *p, yajl_val o, crt_idmap *m) {
   if (f_u32(p, o, "hostID", true, &m->host_id) < 0) return -1;
   return f_u32(p, o, "size", true, &m->size);
 }
+
+JP_ADAPT(parse_idmap)
 
 int f_idmaps(jp *p, yajl_val obj, const char *key, crt_idmapv *out) {
   return OBJV(p, obj, key, parse_idmap, &out->v, &out->len);

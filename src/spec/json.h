@@ -52,17 +52,26 @@ int f_strv(jp *p, yajl_val obj, const char *key, crt_strv *out, bool *set);
 int f_kvv(jp *p, yajl_val obj, const char *key, crt_kvv *out);
 int f_idmaps(jp *p, yajl_val obj, const char *key, crt_idmapv *out);
 
+/* The sub-parsers below take a typed element (crt_mount *, ...); a call
+ * through a function pointer of another type is undefined behaviour (and
+ * what CFI refuses), so each is called through its adapter, fn_v, of
+ * exactly the generic type: JP_ADAPT(fn) defines it, beside fn or in the
+ * file that passes fn.  The macros check at compile time that fn takes
+ * the element the array or slot holds. */
+typedef int (*elem_fn)(jp *p, yajl_val o, void *elem);
+#define JP_ADAPT(fn) \
+  static int fn##_v(jp *p, yajl_val o, void *elem) { return fn(p, o, elem); }
 /* Array of objects: fn for each element, the element already attached to
  * *arr so that a failure leaves it to the caller's free. */
-typedef int (*elem_fn)(jp *p, yajl_val o, void *elem);
 int f_objv(jp *p, yajl_val obj, const char *key, size_t size, elem_fn fn, void **arr, size_t *n);
-#define OBJV(p, obj, key, fn, arr, n) f_objv(p, obj, key, sizeof **(arr), (elem_fn)(fn), (void **)(arr), n)
+#define OBJV(p, obj, key, fn, arr, n) \
+  ((void)sizeof(fn(p, obj, *(arr))), f_objv(p, obj, key, sizeof **(arr), fn##_v, (void **)(arr), n))
 /* Optional sub-object allocated into *slot and parsed by fn. */
-int f_sub(jp *p, yajl_val o, const char *key, size_t size, int (*fn)(jp *, yajl_val, void *), void **slot);
-#define SUB(p, o, key, fn, slot) f_sub(p, o, key, sizeof **(slot), (int (*)(jp *, yajl_val, void *))(fn), (void **)(slot))
+int f_sub(jp *p, yajl_val o, const char *key, size_t size, elem_fn fn, void **slot);
+#define SUB(p, o, key, fn, slot) ((void)sizeof(fn(p, o, *(slot))), f_sub(p, o, key, sizeof **(slot), fn##_v, (void **)(slot)))
 /* Optional sub-object parsed by fn into dst itself (nothing allocated). */
-int f_in_place(jp *p, yajl_val o, const char *key, int (*fn)(jp *, yajl_val, void *), void *dst);
-#define IN_PLACE(p, o, key, fn, dst) f_in_place(p, o, key, (int (*)(jp *, yajl_val, void *))(fn), dst)
+int f_in_place(jp *p, yajl_val o, const char *key, elem_fn fn, void *dst);
+#define IN_PLACE(p, o, key, fn, dst) ((void)sizeof(fn(p, o, dst)), f_in_place(p, o, key, fn##_v, dst))
 
 /* Checks of parsed values; errors name the element. */
 int jp_each(jp *p, const char *key, const crt_strv *l, int (*check)(jp *, const char *));

@@ -40,6 +40,12 @@ static int parse_root(jp *p, yajl_val o, crt_root *r) {
   return f_bool(p, o, "readonly", false, &r->readonly, NULL);
 }
 
+JP_ADAPT(parse_root)
+JP_ADAPT(spec_parse_mount)
+JP_ADAPT(spec_parse_process)
+JP_ADAPT(spec_parse_hooks)
+JP_ADAPT(spec_parse_linux)
+
 static int parse_spec_obj(jp *p, yajl_val o, crt_spec *sp) {
   if (f_str(p, o, "ociVersion", true, &sp->oci_version) < 0) return -1;
   size_t s = jp_push(p, ".ociVersion");

@@ -98,7 +98,8 @@ static int parse_intel_rdt(jp *p, yajl_val o, crt_intel_rdt *r) {
   if (f_str(p, o, "memBwSchema", false, &r->mem_bw_schema) < 0) return -1;
   if (f_strv(p, o, "schemata", &r->schemata, NULL) < 0) return -1;
   if (f_bool(p, o, "enableCMT", false, &r->enable_cmt, NULL) < 0) return -1;
-  return f_bool(p, o, "enableMBM", false, &r->enable_mbm, NULL);
+  if (f_bool(p, o, "enableMBM", false, &r->enable_mbm, NULL) < 0) return -1;
+  return f_bool(p, o, "enableMonitoring", false, &r->enable_monitoring, NULL);
 }
 
 static int parse_personality(jp *p, yajl_val o, crt_personality *pe) {
@@ -158,6 +159,14 @@ static int parse_net_devices(jp *p, yajl_val o, crt_linux *l) {
   jp_pop(p, s);
   return 0;
 }
+
+JP_ADAPT(parse_namespace)
+JP_ADAPT(parse_device)
+JP_ADAPT(spec_parse_resources)
+JP_ADAPT(parse_intel_rdt)
+JP_ADAPT(spec_parse_seccomp)
+JP_ADAPT(parse_personality)
+JP_ADAPT(parse_mempolicy)
 
 int spec_parse_linux(jp *p, yajl_val o, crt_linux *l) {
   if (OBJV(p, o, "namespaces", parse_namespace, &l->namespaces, &l->n_namespaces) < 0) return -1;

@@ -66,6 +66,8 @@ static int parse_hook(jp *p, yajl_val o, crt_hook *h) {
   return 0;
 }
 
+JP_ADAPT(parse_hook)
+
 int spec_parse_hooks(jp *p, yajl_val o, crt_hooks *h) {
   crt_hookv *kinds[] = {&h->prestart, &h->create_runtime, &h->create_container,
                         &h->start_container, &h->poststart, &h->poststop};

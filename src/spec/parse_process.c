@@ -128,6 +128,8 @@ static int parse_affinity(jp *p, yajl_val o, crt_exec_cpu_affinity *a) {
   return 0;
 }
 
+JP_ADAPT(parse_rlimit)
+
 static int parse_rlimits(jp *p, yajl_val o, crt_process *pr) {
   if (OBJV(p, o, "rlimits", parse_rlimit, &pr->rlimits, &pr->n_rlimits) < 0) return -1;
   for (size_t i = 0; i < pr->n_rlimits; i++)
@@ -139,6 +141,13 @@ static int parse_rlimits(jp *p, yajl_val o, crt_process *pr) {
   return 0;
 }
 
+
+JP_ADAPT(parse_console_size)
+JP_ADAPT(parse_user)
+JP_ADAPT(parse_caps)
+JP_ADAPT(parse_scheduler)
+JP_ADAPT(parse_ioprio)
+JP_ADAPT(parse_affinity)
 
 int spec_parse_process(jp *p, yajl_val o, crt_process *pr) {
   if (f_bool(p, o, "terminal", false, &pr->terminal, NULL) < 0) return -1;

@@ -45,6 +45,9 @@ static int parse_net_prio(jp *p, yajl_val o, crt_net_priority *n) {
   return f_u32(p, o, "priority", true, &n->priority);
 }
 
+JP_ADAPT(parse_weight_device)
+JP_ADAPT(parse_throttle)
+
 static int parse_blkio(jp *p, yajl_val o, crt_resources *r) {
   r->has_blkio = true;
   if (f_cu64(p, o, "weight", UINT16_MAX, &r->blkio.weight) < 0) return -1;
@@ -111,11 +114,22 @@ static int parse_pids(jp *p, yajl_val o, crt_resources *r) {
   return f_int(p, o, "limit", true, INT64_MIN, INT64_MAX, &r->pids.limit.v, &r->pids.limit.set);
 }
 
+JP_ADAPT(parse_net_prio)
+
 static int parse_network(jp *p, yajl_val o, crt_resources *r) {
   r->has_network = true;
   if (f_cu64(p, o, "classID", UINT32_MAX, &r->network.class_id) < 0) return -1;
   return OBJV(p, o, "priorities", parse_net_prio, &r->network.priorities, &r->network.n_priorities);
 }
+
+JP_ADAPT(parse_device_rule)
+JP_ADAPT(parse_memory)
+JP_ADAPT(parse_cpu)
+JP_ADAPT(parse_pids)
+JP_ADAPT(parse_blkio)
+JP_ADAPT(parse_hugepage)
+JP_ADAPT(parse_network)
+JP_ADAPT(parse_rdma)
 
 int spec_parse_resources(jp *p, yajl_val o, crt_resources *r) {
   if (OBJV(p, o, "devices", parse_device_rule, &r->devices, &r->n_devices) < 0) return -1;

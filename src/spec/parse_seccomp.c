@@ -30,6 +30,8 @@ static int parse_seccomp_arg(jp *p, yajl_val o, crt_seccomp_arg *a) {
   return 0;
 }
 
+JP_ADAPT(parse_seccomp_arg)
+
 static int parse_syscall(jp *p, yajl_val o, crt_seccomp_syscall *c) {
   if (f_strv(p, o, "names", &c->names, NULL) < 0) return -1;
   if (c->names.len == 0) return jp_get(o, "names") ? (jp_push(p, ".names"), jp_fail(p, "must not be empty")) : jp_missing(p, "names");
@@ -39,6 +41,8 @@ static int parse_syscall(jp *p, yajl_val o, crt_seccomp_syscall *c) {
   return OBJV(p, o, "args", parse_seccomp_arg, &c->args, &c->n_args);
 }
 
+
+JP_ADAPT(parse_syscall)
 
 int spec_parse_seccomp(jp *p, yajl_val o, crt_seccomp *sc) {
   if (f_str(p, o, "defaultAction", true, &sc->default_action) < 0) return -1;

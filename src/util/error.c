@@ -84,6 +84,17 @@ void crt_err_free(crt_err **err) {
   *err = NULL;
 }
 
+int crt_err_move(crt_err **err, crt_err **from) {
+  if (err == NULL) {
+    crt_err_free(from);
+    return -1;
+  }
+  if (*err != *from) crt_err_free(err);
+  *err = *from;
+  *from = NULL;
+  return -1;
+}
+
 void crt_close_fdp(int *fd) {
   if (fd && *fd >= 0) {
     int saved = errno;

@@ -241,3 +241,26 @@ test_delete_force_killed_midway_leaves_no_freeze() {
   wait_eval "[ \"\$(state_field $id status)\" = stopped ]" || fail "the init did not die: $(state_field "$id" status)"
   crt delete "$id" || fail "delete after the interrupted delete --force"
 }
+
+# CRT_CGROUP_ROOT / CRT_CGROUP_MODE point crt at a cgroup tree of the
+# caller's choosing; only the test build (build/crt-testpoints) reads them,
+# so a release crt run by anyone makes its cgroup where the host's are.
+test_cgroup_root_env_only_in_test_build() {
+  mkdir -p "$T/fakecg/pids" "$T/fakecg/memory"
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  CRT_CGROUP_ROOT=$T/fakecg CRT_CGROUP_MODE=v1 crt run -d -b "$T/b" "$id" </dev/null >"$T/run.out" 2>&1 ||
+    fail "run with CRT_CGROUP_ROOT set: $(cat "$T/run.out")"
+  local pid; pid=$(state_field "$id" pid)
+  assert_contains "$(cat /proc/"$pid"/cgroup)" "$id" "the init in its cgroup on the host's hierarchies"
+  [ -z "$(find "$T/fakecg" -mindepth 2)" ] || fail "a release crt made its cgroup under CRT_CGROUP_ROOT"
+  crt delete -f "$id" || fail "delete"
+  is_crt || return 0
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
+  id=$(new_id)
+  run_rc env CRT_CGROUP_ROOT="$T/fakecg" CRT_CGROUP_MODE=v1 "$tp" --root "$CRT_ROOT" run -d -b "$T/b" "$id"
+  assert_contains "$out" "$T/fakecg" "the test build uses CRT_CGROUP_ROOT"
+  "$tp" --root "$CRT_ROOT" delete -f "$id" >/dev/null 2>&1
+  true
+}

@@ -211,3 +211,19 @@ test_architecture_names_every_source_file() {
   done
   [ -z "$missing" ] || fail "named in docs/architecture.md but not in the tree:$missing"
 }
+
+# Layers only call down: no two .c files call each other, directly or
+# through others (docs/architecture.md, src/linux/cgroup_internal.h).  Read
+# from the object files of the build the suite runs.
+test_no_call_cycles() {
+  local out
+  out=$(cd "$REPO" && make --no-print-directory -s crt >/dev/null 2>&1 && python3 tests/lint/call_cycles.py 2>&1) ||
+    fail "files call each other in a circle: $out"
+}
+
+# No call through a cast function pointer (undefined behaviour, refused by
+# CFI): the spec parser's callbacks go through adapters of the exact type.
+test_no_function_pointer_casts() {
+  local out
+  out=$(cd "$REPO" && python3 tests/lint/fn_casts.py 2>&1) || fail "$out"
+}

@@ -491,7 +491,7 @@ static void test_v1_empty_parent_cpuset(void **state) {
   assert_ptr_equal(strstr(h[0], tree), h[0]);
   cg_strv_free(h);
   crt_err *e = NULL;
-  assert_int_equal(cg_v1_enter("/p/c", NULL, false, 99, &e), 0);
+  assert_int_equal(cg_v1_enter(&cg_driver_v1, "/p/c", NULL, false, 99, &e), 0);
   assert_file(p, "cpuset.cpus", "0-1");
   assert_file(p, "cpuset.mems", "0");
   assert_file(c, "cpuset.cpus", "0-1");

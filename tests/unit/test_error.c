@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 /* crt_err (src/util/error.c): messages that echo huge values are cut. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,12 +90,29 @@ static void test_kind_set_and_kept(void **state) {
   assert_int_equal(crt_error_kind(NULL, CRT_ERR_EXISTS, 0, "x"), -1);
 }
 
+/* crt_err_move frees what *err held (unit-asan's leak check sees a leak
+ * otherwise), hands the local error on and clears it. */
+static void test_move_frees_the_old_error(void **state) {
+  crt_err *err = NULL, *local = NULL;
+  crt_error(&err, 0, "old");
+  crt_error(&local, EBUSY, "new");
+  assert_int_equal(crt_err_move(&err, &local), -1);
+  assert_null(local);
+  assert_int_equal(err->errnum, EBUSY);
+  assert_non_null(strstr(err->msg, "new"));
+  crt_error(&local, 0, "dropped");
+  assert_int_equal(crt_err_move(NULL, &local), -1);
+  assert_null(local);
+  crt_err_free(&err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_short_messages_unchanged),
       cmocka_unit_test(test_huge_value_cut),
       cmocka_unit_test(test_cut_keeps_utf8),
       cmocka_unit_test(test_kind_set_and_kept),
+      cmocka_unit_test(test_move_frees_the_old_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

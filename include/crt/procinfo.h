@@ -1,0 +1,47 @@
+/* The kernel's per-process tables, one reader each: /proc/<pid>/cgroup and
+ * /proc/self/mountinfo (through libmount, which unescapes "\040" and the
+ * other octal escapes of paths). */
+#ifndef CRT_PROCINFO_H
+#define CRT_PROCINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+
+/* One line of /proc/<pid>/cgroup, "id:controllers:path". */
+typedef struct {
+  char *controllers; /* "cpu,cpuacct", "name=systemd"; "" on the unified (v2) line */
+  char *path;
+} crt_proc_cgroup;
+
+/* Every line of /proc/<pid>/cgroup (pid 0: the caller), in file order. */
+int crt_proc_cgroup_read(pid_t pid, crt_proc_cgroup **out, size_t *n, crt_err **err);
+void crt_proc_cgroup_free(crt_proc_cgroup *v, size_t n);
+/* The path of pid's cgroup in the hierarchy holding controller ("" for the
+ * unified line); malloc'd, NULL when there is none or the file is
+ * unreadable. */
+char *crt_proc_cgroup_path(pid_t pid, const char *controller);
+
+/* One mount of /proc/self/mountinfo, the paths unescaped. */
+typedef struct {
+  char *root;     /* the mount's root within its filesystem */
+  char *target;   /* the mount point */
+  char *fstype;
+  char *fs_opts;  /* the super block's options ("rw,cpu,cpuacct") */
+  char *optional; /* "shared:1 master:2", "unbindable"; "" when none */
+} crt_mountinfo_entry;
+
+typedef struct {
+  crt_mountinfo_entry *v;
+  size_t n;
+} crt_mountinfo;
+
+/* A snapshot of the caller's mount table, in file order (parents first). */
+int crt_mountinfo_read(crt_mountinfo *out, crt_err **err);
+void crt_mountinfo_free(crt_mountinfo *mi);
+/* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
+bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);
+
+#endif

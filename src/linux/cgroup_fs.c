@@ -1,0 +1,144 @@
+/* cgroups: reading and writing the files of a cgroup directory, making and
+ * removing directories.  Calls nothing else of the cgroup code. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup_internal.h"
+#include "crt/fs.h"
+#include "crt/log.h"
+
+bool cg_perm_error(int e) { return e == EACCES || e == EPERM || e == EROFS; }
+
+int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  cleanup_close int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
+  crt_debug("cgroup: %s <- %s", p, val);
+  if (crt_write_all(fd, val, strlen(val)) < 0) return crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
+  return 0;
+}
+
+int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return cg_write(dir, file, buf, err);
+}
+
+char *cg_read(const char *dir, const char *file) {
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  char *out = NULL;
+  crt_err *e = NULL;
+  if (crt_read_file(p, 16 << 20, &out, NULL, &e) < 0) {
+    int en = e ? e->errnum : EIO;
+    crt_err_free(&e);
+    errno = en;
+    return NULL;
+  }
+  return out;
+}
+
+bool cg_exists(const char *dir, const char *file) {
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  return access(p, F_OK) == 0;
+}
+
+int cg_read_u64(const char *dir, const char *file, unsigned long long *v) {
+  cleanup_free char *s = cg_read(dir, file);
+  if (!s) return -1;
+  if (strncmp(s, "max", 3) == 0) {
+    *v = UINT64_MAX;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  *v = strtoull(s, &end, 10);
+  if (errno || end == s) return -1;
+  return 0;
+}
+
+int cg_move(const char *dir, pid_t pid, crt_err **err) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%d", (int)pid);
+  if (cg_write(dir, "cgroup.procs", buf, err) < 0) return crt_error_wrap(err, "add pid %d to %s", (int)pid, dir);
+  return 0;
+}
+
+int cg_strv_push(char ***v, size_t *n, const char *prefix, const char *path) {
+  char **nv = realloc(*v, (*n + 2) * sizeof *nv);
+  if (!nv) return -1;
+  *v = nv;
+  nv[*n + 1] = NULL;
+  if (asprintf(&nv[*n], "%s%s", prefix, path) < 0) {
+    nv[*n] = NULL;
+    return -1;
+  }
+  (*n)++;
+  return 0;
+}
+
+void cg_strv_free(char **v) {
+  if (!v) return;
+  for (char **p = v; *p; p++) free(*p);
+  free(v);
+}
+
+void cg_undo_mkdir(const char *dir, const char *first_made) {
+  if (!first_made) return;
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  size_t stop = strlen(first_made);
+  for (;;) {
+    rmdir(buf);
+    if (strlen(buf) <= stop) break;
+    char *s = strrchr(buf, '/');
+    if (!s) break;
+    *s = 0;
+  }
+}
+
+/* rmdir dir after its sub-cgroups, deepest first. */
+static int rmdir_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return errno == ENOENT ? 0 : -1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    char sub[PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+    rmdir_tree(sub);
+  }
+  closedir(d);
+  if (rmdir(dir) < 0 && errno != ENOENT) return -1;
+  return 0;
+}
+
+int cg_remove_dirs(char *const *dirs, crt_err **err) {
+  int rc = 0;
+  for (size_t i = 0; dirs[i]; i++) {
+    /* Processes that were just killed leave their cgroup asynchronously. */
+    int r = -1, e = 0;
+    for (int t = 0; t < 100; t++) {
+      r = rmdir_tree(dirs[i]);
+      e = errno;
+      if (r == 0 || e != EBUSY) break;
+      usleep(10000);
+    }
+    if (r < 0 && rc == 0) rc = crt_error(err, e, "cgroup: remove %s", dirs[i]);
+  }
+  return rc;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""No two .c files of crt may call each other, directly or through others.
+
+Reads the object files (build/src/*/*.o by default): each file's undefined
+symbols, mapped to the file defining them, make a graph of files; any
+strongly connected component of more than one file is a cycle.  Prints each
+with the symbols that close it and exits 1.  Data references count too
+(a driver table referenced from the dispatcher is an edge).
+
+Usage: call_cycles.py [OBJ...]
+"""
+import collections
+import glob
+import subprocess
+import sys
+
+# Cycles known and owned elsewhere: remove an entry once it is fixed.
+# execfifo.c <-> state.c is issue 34 item 2 (another branch).
+KNOWN = [{"src/container/execfifo.o", "src/container/state.o"}]
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "TDBRVWGS":
+            defined.add(f[2])
+        elif len(f) == 2 and f[0] == "U":
+            undefined.add(f[1])
+    return defined, undefined
+
+
+def cycles(graph, nodes):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):  # Tarjan, iterative enough for a few hundred files
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def short(path):
+    i = path.find("src/")
+    return path[i:] if i >= 0 else path
+
+
+def main(argv):
+    objs = sorted(argv[1:] or glob.glob("build/src/*/*.o"))
+    if not objs:
+        print("call_cycles: no object files (run make crt first)", file=sys.stderr)
+        return 2
+    defs, undef = {}, {}
+    for o in objs:
+        defs[o], undef[o] = symbols(o)
+    owner = {s: o for o, d in defs.items() for s in d}
+    graph = collections.defaultdict(set)
+    via = collections.defaultdict(set)
+    for o, u in undef.items():
+        for s in u:
+            d = owner.get(s)
+            if d and d != o:
+                graph[o].add(d)
+                via[(o, d)].add(s)
+    bad = 0
+    for comp in cycles(graph, objs):
+        names = {short(o) for o in comp}
+        if names in KNOWN:
+            continue
+        bad += 1
+        print("call cycle among: " + " ".join(sorted(names)))
+        for a in sorted(comp):
+            for b in sorted(graph[a] & comp):
+                print("  %s -> %s: %s" % (short(a), short(b), ", ".join(sorted(via[(a, b)]))))
+    print("call_cycles: %d files, %d cycle(s)" % (len(objs), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
