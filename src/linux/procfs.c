@@ -139,7 +139,8 @@ static int open_beneath(int root, const char *path, int flags, enum crt_procfs_k
   for (int tries = 0;; tries++) {
     long fd = syscall(SYS_openat2, root, path, &how, sizeof how);
     if (fd >= 0 || ((errno != EAGAIN && errno != EINTR) || tries >= 64)) {
-      if (fd < 0 && errno == ENOSYS && kind != CRT_PROCFS_PLAIN) return walk_open(root, path, flags);
+      /* EPERM: a seccomp profile written before openat2 existed */
+      if (fd < 0 && (errno == ENOSYS || errno == EPERM) && kind != CRT_PROCFS_PLAIN) return walk_open(root, path, flags);
       return (int)fd;
     }
   }
@@ -157,6 +158,8 @@ static int walk_open(int root, const char *path, int flags) {
     bool last = save == NULL || *save == 0;
     int next = openat(cur, c, last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int e = errno;
+    struct stat st;
+    if (next < 0 && fstatat(cur, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) e = ELOOP;
     close(cur);
     errno = e;
     cur = next;
