@@ -231,8 +231,9 @@ static int readonly_path(int rootfd, size_t i, const char *path, crt_err **err) 
  * and not a symlink.  Anything else is refused, never followed. */
 static int null_source(int rootfd, crt_err **err) {
   if (g_null_tree >= 0) {
-    if (!g_null_attached) return fcntl(g_null_tree, F_DUPFD_CLOEXEC, 3);
-    int fd = (int)syscall(SYS_open_tree, g_null_tree, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+    int fd = g_null_attached
+                 ? (int)syscall(SYS_open_tree, g_null_tree, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
+                 : fcntl(g_null_tree, F_DUPFD_CLOEXEC, 3);
     if (fd < 0) return crt_error(err, errno, "clone the null device");
     return fd;
   }
