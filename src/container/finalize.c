@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 #include "crt/process.h"
+#include "crt/procfs.h"
 #include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
@@ -56,6 +58,12 @@ static int hand_over_notify_fd(int sync, int *notify_fd, crt_err **err) {
 /* Everything up to the identity change, while still root in the container. */
 static int prepare(const crt_finalize_in *in, crt_finalized *out, crt_err **err) {
   const crt_process *p = in->p;
+  /* The procfs handle for oom_score_adj and the LSM label, made before a
+   * seccomp filter could refuse fsopen/open_tree (the LSM write may come
+   * after it is loaded); the init's is made before its mounts already.
+   * Without one, the first write that needs it says why. */
+  cleanup_err crt_err *no_handle = NULL;
+  if (crt_procfs_prepare(&no_handle) < 0) crt_debug("procfs handle: %s", no_handle->msg);
   if (crt_find_executable(p, &out->exe, err) < 0) return -1;
   /* made before any seccomp filter can refuse memfd_create */
   if (in->use_stub && (out->stub = crt_stub_open(err)) < 0) return -1;
@@ -105,6 +113,7 @@ int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err 
   if (after && crt_seccomp_load(out->filter, &notify_fd, err) < 0) return -1;
   if (hand_over_notify_fd(in->sync, &notify_fd, err) < 0) return -1;
   out->filter_pending = filter && !early && !after;
+  crt_procfs_close(); /* the last write under /proc is done */
   return 0;
 }
 

@@ -18,7 +18,9 @@
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
+#include "crt/log.h"
 #include "crt/process.h"
+#include "crt/procfs.h"
 #include "crt/rootfs.h"
 #include "crt/security.h"
 #include "crt/stub.h"
@@ -31,7 +33,7 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   for (size_t i = 0; l && i < l->n_time_offsets; i++) {
     int n = snprintf(buf, sizeof buf, "%s %lld %u\n", l->time_offsets[i].clock, (long long)l->time_offsets[i].secs,
                      l->time_offsets[i].nanosecs);
-    if (crt_write_file("/proc/self/timens_offsets", buf, (size_t)n, 0, err) < 0)
+    if (crt_procfs_write(CRT_PROCFS_SELF, 0, "timens_offsets", buf, (size_t)n, err) < 0)
       return crt_error_wrap(err, "timeOffsets %s", l->time_offsets[i].clock);
   }
   return 0;
@@ -49,6 +51,7 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
  * the spec allows) but start refuses it, so the init only waits to be
  * killed; it runs from crt's sealed copy (see crt_container_create). */
 static void park_without_process(init_ctx *c) {
+  crt_procfs_close();
   prctl(PR_SET_PDEATHSIG, 0);
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_err *err = NULL;
@@ -118,6 +121,13 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   const crt_spec *spec = c->spec;
+  /* crt's own procfs, made before any config mount exists and kept until
+   * the last write to /proc (crt_process_finalize); a failure here is
+   * reported by the first write that needs it. */
+  if (crt_procfs_prepare(&err) < 0) {
+    crt_debug("procfs handle: %s", err->msg);
+    crt_err_free(&err);
+  }
   /* Sysctls before the prestart hooks: network hooks rely on them. */
   CHILD_TRY(r, crt_set_sysctls(spec, &err));
   CHILD_TRY(r, crt_set_hostname(spec, &err));
@@ -174,6 +184,9 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
 static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const char *start_json, int preserve) {
   crt_err *err = NULL;
   const crt_process *p = c->spec->process;
+  /* The unmasked procfs handle must not stay reachable through the parked
+   * init's /proc/1/fd. */
+  crt_procfs_close();
   /* From here on the runtime may exit: do not die with it. */
   prctl(PR_SET_PDEATHSIG, 0);
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/procfs.h"
 
 bool crt_apparmor_enabled(void) {
   char c = 0;
@@ -19,29 +20,14 @@ bool crt_apparmor_enabled(void) {
 
 bool crt_selinux_enabled(void) { return access("/sys/fs/selinux/enforce", F_OK) == 0; }
 
-/* /proc/thread-self appeared in 3.17; /proc/self is the same task for a
- * single-threaded init. */
-static int open_attr(const char *name, crt_err **err) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/thread-self/attr/%s", name);
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) {
-    snprintf(path, sizeof path, "/proc/self/attr/%s", name);
-    fd = open(path, O_WRONLY | O_CLOEXEC);
-  }
-  if (fd < 0) return crt_error(err, errno, "opening %s", path);
-  return fd;
-}
-
-/* The LSM takes the value in one write(2): no partial-write loop. */
+/* The LSM takes the value in one write(2), to our own thread's attr file,
+ * looked up in crt's procfs handle: a mount over the container's
+ * /proc/self/attr must not take the label (CVE-2025-52881 class). */
 static int write_attr(const char *name, const char *value, crt_err **err) {
-  cleanup_close int fd = open_attr(name, err);
-  if (fd < 0) return -1;
-  size_t len = strlen(value);
-  ssize_t w;
-  do w = write(fd, value, len);
-  while (w < 0 && errno == EINTR);
-  if (w < 0 || (size_t)w != len) return crt_error(err, w < 0 ? errno : EIO, "writing \"%s\" to attr/%s", value, name);
+  char rel[64];
+  snprintf(rel, sizeof rel, "attr/%s", name);
+  if (crt_procfs_write(CRT_PROCFS_THREAD_SELF, 0, rel, value, strlen(value), err) < 0)
+    return crt_error_wrap(err, "writing \"%s\" to attr/%s", value, name);
   return 0;
 }
 

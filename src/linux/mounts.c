@@ -18,6 +18,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/procinfo.h"
+#include "crt/procfs.h"
 #include "crt/rootfs.h"
 #include "crt/rootless.h"
 
@@ -111,14 +112,13 @@ static int apply_after(const mctx *c, crt_err **err) {
   return 0;
 }
 
-static int write_map(pid_t pid, const char *file, const crt_idmapv *m, crt_err **err) {
-  char path[64], buf[4096];
+static int write_map(pid_t pid, pid_t proc_pid, const char *file, const crt_idmapv *m, crt_err **err) {
+  char buf[4096];
   size_t n = 0;
   for (size_t i = 0; i < m->len && n < sizeof buf; i++)
     n += (size_t)snprintf(buf + n, sizeof buf - n, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id, m->v[i].size);
   if (n >= sizeof buf) return crt_error(err, E2BIG, "%s: too many mappings", file);
-  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
-  return crt_write_file(path, buf, n, 0, err);
+  return crt_procfs_write_child(pid, proc_pid, file, buf, n, err);
 }
 
 /* A user namespace holding the mappings, for MOUNT_ATTR_IDMAP: a child
@@ -146,7 +146,7 @@ static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err 
   pid_t ppid = 0;
   if (crt_read_all(p[0], self, sizeof self) != (ssize_t)sizeof self || (ppid = (pid_t)atoi(self)) <= 0) {
     crt_error(err, 0, "create a user namespace for an idmapped mount");
-  } else if (write_map(ppid, "uid_map", uids, err) == 0 && write_map(ppid, "gid_map", gids, err) == 0) {
+  } else if (write_map(pid, ppid, "uid_map", uids, err) == 0 && write_map(pid, ppid, "gid_map", gids, err) == 0) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ppid);
     fd = open(path, O_RDONLY | O_CLOEXEC);

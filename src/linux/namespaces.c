@@ -17,6 +17,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/process.h"
+#include "crt/procfs.h"
 
 pid_t crt_raw_clone(unsigned long flags) {
   return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -120,15 +121,14 @@ int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **
 }
 
 static int write_map(pid_t pid, const char *file, const crt_idmapv *m, crt_err **err) {
-  char path[64], buf[8192];
+  char buf[8192];
   size_t off = 0;
   for (size_t i = 0; i < m->len; i++) {
     int n = snprintf(buf + off, sizeof buf - off, "%u %u %u\n", m->v[i].container_id, m->v[i].host_id, m->v[i].size);
     if (n < 0 || (size_t)n >= sizeof buf - off) return crt_error(err, E2BIG, "%s: too many mappings", file);
     off += (size_t)n;
   }
-  snprintf(path, sizeof path, "/proc/%d/%s", pid, file);
-  if (crt_write_file(path, buf, off, 0, err) < 0) return crt_error_wrap(err, "write %s mappings", file);
+  if (crt_procfs_write(CRT_PROCFS_PID, pid, file, buf, off, err) < 0) return crt_error_wrap(err, "write %s mappings", file);
   return 0;
 }
 
@@ -230,9 +230,7 @@ int crt_ns_write_maps(pid_t pid, const crt_spec *spec, crt_err **err) {
    * process writing gid_map itself (newgidmap is privileged).  It must be
    * written before gid_map. */
   if (geteuid() != 0 && how != MAP_HELPER) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/setgroups", pid);
-    if (crt_write_file(path, "deny", 4, 0, err) < 0) return -1;
+    if (crt_procfs_write(CRT_PROCFS_PID, pid, "setgroups", "deny", 4, err) < 0) return -1;
   }
   return write_one(pid, false, &l->gid_mappings, how, err);
 }

@@ -23,6 +23,7 @@
 
 #include "crt/fs.h"
 #include "crt/process.h"
+#include "crt/procfs.h"
 #include "crt/rootless.h"
 
 #ifndef PROC_SUPER_MAGIC
@@ -82,12 +83,12 @@ int crt_set_sysctls(const crt_spec *spec, crt_err **err) {
   const crt_kvv *s = &spec->linux_->sysctl;
   for (size_t i = 0; i < s->len; i++) {
     char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "/proc/sys/");
+    int n = snprintf(path, sizeof path, "sys/");
     for (const char *k = s->v[i].key; *k && n < (int)sizeof path - 1; k++) path[n++] = *k == '.' ? '/' : *k;
     path[n] = 0;
     if (strstr(s->v[i].key, "..") || strchr(s->v[i].key, '/'))
       return crt_error(err, 0, "sysctl %s: invalid name", s->v[i].key);
-    if (crt_write_file(path, s->v[i].value, strlen(s->v[i].value), 0, err) < 0) {
+    if (crt_procfs_write(CRT_PROCFS_ROOT, 0, path, s->v[i].value, strlen(s->v[i].value), err) < 0) {
       crt_error_wrap(err, "sysctl %s=%s", s->v[i].key, s->v[i].value);
       return crt_rootless_explain(err, "sysctl");
     }
@@ -173,7 +174,7 @@ int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **
   if (p->oom_score_adj.set) {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
-    if (crt_write_file("/proc/self/oom_score_adj", buf, (size_t)n, 0, err) < 0) {
+    if (crt_procfs_write(CRT_PROCFS_SELF, 0, "oom_score_adj", buf, (size_t)n, err) < 0) {
       crt_error_wrap(err, "set oomScoreAdj %s", buf);
       return crt_rootless_explain(err, "oom_score_adj");
     }

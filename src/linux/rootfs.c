@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crt/log.h"
@@ -139,7 +140,34 @@ static int move_root(const char *rootfs, crt_err **err) {
   return 0;
 }
 
+/* The null device maskedPaths files are bound from: the host's, taken
+ * before pivot_root while the container's /dev cannot stand in for it
+ * (its "null" may be a symlink to the very file being masked:
+ * CVE-2025-31133).  A detached clone, consumed by crt_rootfs_finalize;
+ * -1 when it could not be had (finalize then checks the container's). */
+static int g_null_tree = -1;
+static bool g_null_attached; /* g_null_tree's mount is in our namespace now */
+
+static bool is_devnull(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+static void null_tree_prepare(void) {
+  if (g_null_tree >= 0) close(g_null_tree);
+  g_null_tree = -1;
+  g_null_attached = false;
+  cleanup_close int fd = open("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || !is_devnull(fd)) {
+    crt_debug("maskedPaths: the host's /dev/null is not the null device; using the container's if it is");
+    return;
+  }
+  g_null_tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (g_null_tree < 0) crt_debug("maskedPaths: open_tree of the host's /dev/null: %m");
+}
+
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err) {
+  null_tree_prepare();
   if ((no_pivot ? move_root : pivot)(cfg->rootfs, err) < 0) return -1;
   if (chdir("/") < 0) return crt_error(err, errno, "chdir /");
   return 0;
@@ -168,7 +196,8 @@ static int remount_ro(int fd, const char *target, const char *what, crt_err **er
 
 /* Opens a maskedPaths/readonlyPaths entry; 0 with *fd = -1 when missing. */
 static int open_listed(int rootfd, const char *list, size_t i, const char *path, int *fd, crt_err **err) {
-  *fd = crt_open_in_root(rootfd, path, O_PATH, CRT_RESOLVE_NONE, err);
+  int nofollow = strcmp(list, "maskedPaths") ? 0 : O_NOFOLLOW;
+  *fd = crt_open_in_root(rootfd, path, O_PATH | nofollow, CRT_RESOLVE_NONE, err);
   if (*fd >= 0) return 0;
   if ((*err)->errnum == ENOENT) {
     crt_err_free(err);
@@ -189,22 +218,54 @@ static int readonly_path(int rootfd, size_t i, const char *path, crt_err **err) 
   return remount_ro(now, NULL, path, err);
 }
 
+/* The source of a file mask, as a mount to attach: the host's null
+ * device (the clone made before pivot_root, then clones of that once it
+ * is attached), else the container's /dev/null if it is the null device
+ * and not a symlink.  Anything else is refused, never followed. */
+static int null_source(int rootfd, crt_err **err) {
+  if (g_null_tree >= 0) {
+    int fd = g_null_attached
+                 ? (int)syscall(SYS_open_tree, g_null_tree, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
+                 : fcntl(g_null_tree, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) return crt_error(err, errno, "clone the null device");
+    return fd;
+  }
+  cleanup_close int fd = crt_open_in_root(rootfd, "/dev/null", O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, err);
+  if (fd < 0) return crt_error_wrap(err, "no null device to mask with");
+  if (!is_devnull(fd)) return crt_error(err, EPERM, "no null device to mask with: /dev/null is not char 1:3");
+  return crt_steal_fd(fd);
+}
+
+static int mask_file(int rootfd, int target, const char *path, crt_err **err) {
+  cleanup_close int src = null_source(rootfd, err);
+  if (src < 0) return crt_error_wrap(err, "mask %s", path);
+  if (g_null_tree >= 0) {
+    if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+      return crt_error(err, errno, "mask %s", path);
+    g_null_attached = true; /* from now on cloned: a mount attaches once */
+    return 0;
+  }
+  char s[32], t[32];
+  if (mount(crt_fd_path(s, src), crt_fd_path(t, target), NULL, MS_BIND, NULL) < 0)
+    return crt_error(err, errno, "mask %s", path);
+  return 0;
+}
+
+/* The entry itself, never what a symlink there points to. */
 static int masked_path(int rootfd, size_t i, const char *path, const char *label, crt_err **err) {
   cleanup_close int fd = -1;
   if (open_listed(rootfd, "maskedPaths", i, path, &fd, err) < 0) return -1;
   if (fd < 0) return 0;
   struct stat st;
   if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
+  if (S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "linux.maskedPaths[%zu]: mask %s: a symlink", i, path);
+  if (!S_ISDIR(st.st_mode)) return mask_file(rootfd, fd, path, err);
   char p[32];
   crt_fd_path(p, fd);
-  if (S_ISDIR(st.st_mode)) {
-    cleanup_free char *data = NULL;
-    if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
-      data = NULL;
-    if (mount("tmpfs", p, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
-  } else if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0) {
-    return crt_error(err, errno, "mask %s", path);
-  }
+  cleanup_free char *data = NULL;
+  if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
+    data = NULL;
+  if (mount("tmpfs", p, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
   return 0;
 }
 
@@ -231,6 +292,8 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
     for (size_t i = 0; i < l->masked_paths.len; i++)
       if (masked_path(rootfd, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
   }
+  if (g_null_tree >= 0) close(g_null_tree);
+  g_null_tree = -1;
   if (remount_ro_later(rootfd, cfg->spec, err) < 0) return -1;
   if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
   return apply_root_propagation(cfg, err);

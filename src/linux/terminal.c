@@ -17,12 +17,18 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/procfs.h"
+#include "crt/rootfs.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
@@ -30,14 +36,50 @@
 
 /* ---------------------------------------------------------------- setup */
 
+#define PTMX_MAJOR 5
+#define PTMX_MINOR 2
+/* UNIX98_PTY_SLAVE_MAJOR and the 7 majors after it */
+#define PTS_MAJOR_FIRST 136
+#define PTS_MAJOR_LAST 143
+
+/* A pty slave of a devpts: the container decides what /dev/pts holds, so
+ * what looks like our slave is checked before it is bound anywhere. */
+static int check_slave(int fd, const char *name, crt_err **err) {
+  struct statfs sf;
+  struct stat st;
+  if (fstatfs(fd, &sf) < 0 || fstat(fd, &st) < 0) return crt_error(err, errno, "stat pty slave %s", name);
+  if (sf.f_type != DEVPTS_SUPER_MAGIC || !S_ISCHR(st.st_mode) || major(st.st_rdev) < PTS_MAJOR_FIRST ||
+      major(st.st_rdev) > PTS_MAJOR_LAST)
+    return crt_error(err, EPERM, "pty slave %s: not a devpts terminal (char %u:%u)", name, major(st.st_rdev),
+                     minor(st.st_rdev));
+  return 0;
+}
+
 /* The slave, opened through the master when the kernel can (TIOCGPTPEER
- * cannot be fooled by a path swapped under /dev/pts), else by name. */
+ * cannot be fooled by a path swapped under /dev/pts).  By name (before
+ * Linux 4.13) only once the node checks out as this pty's slave. */
 static int open_slave(int master, const char *name, crt_err **err) {
   int fd = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (fd >= 0) return fd;
-  if (errno != EINVAL && errno != ENOTTY) return crt_error(err, errno, "open pty slave %s (TIOCGPTPEER)", name);
-  fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "open pty slave %s", name);
+  if (fd < 0 && errno != EINVAL && errno != ENOTTY)
+    return crt_error(err, errno, "open pty slave %s (TIOCGPTPEER)", name);
+  if (fd < 0) {
+    cleanup_close int path = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    unsigned int n = 0;
+    struct stat st;
+    if (path < 0) return crt_error(err, errno, "open pty slave %s", name);
+    if (check_slave(path, name, err) < 0) return -1;
+    /* minors of 20 bits under major 136, or 8 bits across 136..143 */
+    unsigned int idx = 0;
+    if (fstat(path, &st) == 0) idx = (major(st.st_rdev) - PTS_MAJOR_FIRST) * 256 + minor(st.st_rdev);
+    if (ioctl(master, TIOCGPTN, &n) < 0 || (minor(st.st_rdev) != n && idx != n))
+      return crt_error(err, EPERM, "pty slave %s: not the slave of this master", name);
+    fd = crt_procfs_reopen(path, O_RDWR | O_NOCTTY, err);
+    if (fd < 0) return -1;
+  }
+  if (check_slave(fd, name, err) < 0) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 
@@ -52,9 +94,26 @@ static int move_above_stdio(int *fd, const char *what, crt_err **err) {
   return 0;
 }
 
+/* /dev/ptmx as the container made it (often a symlink to pts/ptmx),
+ * opened only once it is the ptmx char device (5:2): any node of that
+ * number is the kernel's multiplexer, whatever filesystem holds it, and
+ * opening anything else (a symlink into /proc/sys, a FIFO, some other
+ * device) must not happen at all (CVE-2025-52565 class). */
+static int open_ptmx(crt_err **err) {
+  cleanup_close int path = open("/dev/ptmx", O_PATH | O_CLOEXEC);
+  if (path < 0) return crt_error(err, errno, "open /dev/ptmx");
+  struct stat st;
+  if (fstat(path, &st) < 0) return crt_error(err, errno, "stat /dev/ptmx");
+  if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != PTMX_MAJOR || minor(st.st_rdev) != PTMX_MINOR)
+    return crt_error(err, EPERM, "/dev/ptmx: not the pty multiplexer (char 5:2)");
+  int fd = crt_procfs_reopen(path, O_RDWR | O_NOCTTY, err);
+  if (fd < 0) return crt_error_wrap(err, "open /dev/ptmx");
+  return fd;
+}
+
 static int open_pty(int *master_out, int *slave_out, char *name, size_t name_len, crt_err **err) {
-  cleanup_close int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
+  cleanup_close int master = open_ptmx(err);
+  if (master < 0) return -1;
   if (move_above_stdio(&master, "/dev/ptmx", err) < 0) return -1;
   if (unlockpt(master) < 0) return crt_error(err, errno, "unlockpt /dev/ptmx");
   int r = ptsname_r(master, name, name_len);
@@ -67,17 +126,45 @@ static int open_pty(int *master_out, int *slave_out, char *name, size_t name_len
   return 0;
 }
 
-/* runc's mountConsole: /dev/console becomes a bind mount of the slave so
- * that programs writing to the console reach the container's terminal. */
-static int bind_dev_console(const char *name, crt_err **err) {
-  /* O_EXCL: an existing node (say a char device) is a mount target as it
-   * is, and must not be opened. */
-  cleanup_close int fd = open("/dev/console", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0 && errno != EEXIST) return crt_error(err, errno, "create /dev/console");
+/* The mount point for the console: a regular file we create in the
+ * container's /dev, or a node already there, opened without following a
+ * symlink and never on procfs or sysfs. */
+static int console_target(crt_err **err) {
+  cleanup_close int dev = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dev < 0) return crt_error(err, errno, "open /dev");
+  int made = openat(dev, "console", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (made < 0 && errno != EEXIST) return crt_error(err, errno, "create /dev/console");
+  if (made >= 0) close(made);
+  cleanup_close int fd = openat(dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return crt_error(err, errno, "open /dev/console");
   struct stat st;
-  if (fd < 0 && lstat("/dev/console", &st) < 0) return crt_error(err, errno, "stat /dev/console");
-  if (fd < 0 && S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "bind mount %s on /dev/console: a symlink", name);
-  if (mount(name, "/dev/console", NULL, MS_BIND, NULL) < 0)
+  struct statfs sf;
+  if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0) return crt_error(err, errno, "stat /dev/console");
+  if (S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "/dev/console: a symlink, not a mount point");
+  if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+    return crt_error(err, EPERM, "/dev/console: neither a file nor a char device");
+  if (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)
+    return crt_error(err, EPERM, "/dev/console: on %s", sf.f_type == SYSFS_MAGIC ? "sysfs" : "procfs");
+  return crt_steal_fd(fd);
+}
+
+/* runc's mountConsole: /dev/console becomes a bind mount of the slave so
+ * that programs writing to the console reach the container's terminal.
+ * From the slave we hold onto the target we opened: no path the container
+ * controls is looked up again. */
+static int bind_dev_console(int slave, const char *name, crt_err **err) {
+  cleanup_close int target = console_target(err);
+  if (target < 0) return -1;
+  cleanup_close int tree = (int)syscall(SYS_open_tree, slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (tree >= 0) {
+    if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+      return crt_error(err, errno, "bind mount %s on /dev/console", name);
+    return 0;
+  }
+  if (errno != ENOSYS) return crt_error(err, errno, "bind mount %s on /dev/console: open_tree", name);
+  /* Before Linux 5.2: both ends through their fds in /proc. */
+  char src[32], dst[32];
+  if (mount(crt_fd_path(src, slave), crt_fd_path(dst, target), NULL, MS_BIND, NULL) < 0)
     return crt_error(err, errno, "bind mount %s on /dev/console", name);
   return 0;
 }
@@ -120,7 +207,7 @@ int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_er
   cleanup_close int slave = -1;
   if (open_pty(&master, &slave, name, sizeof name, err) < 0) return -1;
   if (p && p->has_console_size && set_console_size(p, slave, name, err) < 0) return -1;
-  if (bind_console && bind_dev_console(name, err) < 0) return -1;
+  if (bind_console && bind_dev_console(slave, name, err) < 0) return -1;
   if (make_controlling(slave, name, err) < 0) return -1;
   /* Sent before the dup2s so a sock that happens to be fd 0-2 survives. */
   if (send_fd(sock, master, CRT_PTY_MSG_NAME, name, err) < 0) return -1;

@@ -211,6 +211,54 @@ static void console_child(const char *dir, int sock, int rep) {
   report(rep, "ok");
 }
 
+/* The mini root made hostile: `what` 0 makes /dev/ptmx a symlink to a
+ * regular file (it must not be used as the multiplexer), 1 makes
+ * /dev/console a symlink to a file outside /dev (no bind through it).
+ * Reports the setup's error, or "no error". */
+static void hostile_child(const char *dir, int what, int sock, int rep) {
+  crt_err *e = NULL;
+  if (make_mini_root(dir) < 0) return report(rep, "mini root: %s", strerror(errno));
+  int fd = open("/target", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, "orig", 4) != 4) return report(rep, "target: %s", strerror(errno));
+  close(fd);
+  if (what == 0 && (unlink("/dev/ptmx") < 0 || symlink("/target", "/dev/ptmx") < 0))
+    return report(rep, "ptmx: %s", strerror(errno));
+  if (what == 1 && symlink("/target", "/dev/console") < 0) return report(rep, "console: %s", strerror(errno));
+  if (crt_terminal_setup(&proc_40x120, sock, true, &e) == 0) return report(rep, "no error");
+  char *got = NULL;
+  if (crt_read_file("/target", 64, &got, NULL, &e) < 0 || strcmp(got, "orig")) return report(rep, "target changed");
+  report(rep, "%s", e->msg);
+}
+
+static void test_setup_refuses_hostile_dev(void **state) {
+  static const char *const want[] = {"/dev/ptmx: not the pty multiplexer (char 5:2)",
+                                     "/dev/console: a symlink, not a mount point"};
+  for (int what = 0; what < 2; what++) {
+    char dir[] = "/tmp/crt-term-root.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    int sv[2], rep[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    assert_int_equal(pipe2(rep, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+      close(sv[0]);
+      close(rep[0]);
+      hostile_child(dir, what, sv[1], rep[1]);
+      _exit(0);
+    }
+    close(sv[1]);
+    close(rep[1]);
+    char msg[256];
+    read_report(rep[0], msg, sizeof msg);
+    close(rep[0]);
+    close(sv[0]);
+    assert_int_equal(wait_exit(pid), 0);
+    rmdir(dir);
+    if (!strstr(msg, want[what])) fail_msg("case %d: '%s' does not contain '%s'", what, msg, want[what]);
+  }
+}
+
 static void test_setup_binds_dev_console(void **state) {
   char dir[] = "/tmp/crt-term-root.XXXXXX";
   assert_non_null(mkdtemp(dir));
@@ -648,6 +696,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_setup_runs_shell_on_pty),
       cmocka_unit_test(test_setup_binds_dev_console),
+      cmocka_unit_test(test_setup_refuses_hostile_dev),
       cmocka_unit_test(test_console_socket_errors),
       cmocka_unit_test(test_setup_rejects_huge_console_size),
       cmocka_unit_test(test_setup_with_stdio_closed),
