@@ -411,7 +411,7 @@ int crt_cgroup_open(const char *path, const char *sub) {
 
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
   if (!path || !*path) return 0;
-  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
+  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
   if (!override_root && cg_drv()->member) {
     char rel[PATH_MAX];
     snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");

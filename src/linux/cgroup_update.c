@@ -87,7 +87,7 @@ static int check_names(const crt_resources *r, bool v2, crt_err **err) {
     if (!s || !*s || strchr(s, '/')) return crt_error(err, EINVAL, "cgroup: invalid hugepage size %s", s ? s : "(null)");
   }
   if (!v2 && r->unified.len > 0)
-    return crt_error(err, EINVAL, "cgroup: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
+    return crt_error(err, EINVAL, "cgroup: invalid configuration: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
   for (size_t i = 0; v2 && i < r->unified.len; i++) {
     const char *k = r->unified.v[i].key;
     if (!k || !*k || strchr(k, '/') || *k == '.')

@@ -346,3 +346,64 @@ test_update_flags_after_id() {
   assert_eq 45 "$(pids_max "$id")" "pids.max after the refused updates"
   crt delete -f "$id"
 }
+
+# Guards the key phrases runc's errors carry and tools grep for (issue 33
+# item 3), each followed by crt's own detail: crt_cgroup_join
+# (src/linux/cgroup.c), check_names (src/linux/cgroup_update.c) and
+# crt_seccomp_send_listener (src/linux/seccomp.c).
+test_error_key_phrases() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null || fail "run -d"
+  local cg
+  for cg in ../foo foo/../../x; do
+    run_rc crt exec --cgroup "$cg" "$id" true
+    assert_ne 0 "$rc" "exec --cgroup $cg"
+    assert_contains "$out" "$cg is not a sub cgroup path"
+  done
+  crt delete -f "$id"
+  if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+    make_bundle "$T/u" true
+    bundle_edit "$T/u" "c['linux']['resources']['unified']={'memory.high':'1000000'}"
+    run_rc crt run -b "$T/u" "$(new_id)" </dev/null
+    assert_ne 0 "$rc" "unified on a cgroup v1 host"
+    assert_contains "$out" "invalid configuration"
+    is_crt && assert_contains "$out" "linux.resources.unified requires cgroup v2"
+  fi
+  make_bundle "$T/s" true
+  bundle_edit "$T/s" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','listenerPath':'$T/nosuch.sock','syscalls':[{'names':['mkdir'],'action':'SCMP_ACT_NOTIFY'}]}"
+  run_rc crt run -b "$T/s" "$(new_id)" </dev/null
+  assert_ne 0 "$rc" "unreachable seccomp agent"
+  assert_contains "$out" "failed to connect with seccomp agent"
+  is_crt && assert_contains "$out" "$T/nosuch.sock"
+  return 0
+}
+
+# Guards normalize_access (src/spec/parse_resources.c): runc keeps the r, w
+# and m of a device rule's access and drops other letters ("rwa" is "rw");
+# nothing left is refused.  On a v1 host the devices cgroup shows the rule
+# as written.
+test_device_access_letters() {
+  make_bundle "$T/b" sleep 100
+  local acc want id pid cgp
+  for acc in rwa:rw mxr:rm; do
+    want=${acc#*:}; acc=${acc%%:*}
+    bundle_edit "$T/b" "c['linux']['resources']['devices']=[{'allow':False,'access':'rwm'},{'allow':True,'type':'c','major':250,'minor':5,'access':'$acc'}]"
+    id=$(new_id)
+    # to a file: the parked init holds its stdout open
+    crt create -b "$T/b" "$id" </dev/null >"$T/create.out" 2>&1; rc=$?; out=$(cat "$T/create.out")
+    assert_eq 0 "$rc" "create with access \"$acc\": $out"
+    is_crt && assert_contains "$out" "letters other than r, w and m mean nothing"
+    pid=$(state_field "$id" pid)
+    cgp=$(awk -F: '$2 ~ /(^|,)devices(,|$)/ {print $3}' "/proc/$pid/cgroup")
+    if [ -n "$cgp" ]; then
+      assert_eq "c 250:5 $want" "$(grep '^c 250:5 ' "/sys/fs/cgroup/devices$cgp/devices.list")" "devices.list for \"$acc\""
+    fi
+    crt delete -f "$id"
+  done
+  bundle_edit "$T/b" "c['linux']['resources']['devices']=[{'allow':True,'type':'c','major':250,'minor':5,'access':'xa'}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_ne 0 "$rc" "access with no r, w or m"
+  is_crt && assert_contains "$out" 'invalid access "xa"'
+  return 0
+}
