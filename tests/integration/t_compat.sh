@@ -407,3 +407,61 @@ test_device_access_letters() {
   is_crt && assert_contains "$out" 'invalid access "xa"'
   return 0
 }
+
+# sections_in_order TEXT SECTION...: each "SECTION:" line present, in order.
+sections_in_order() {
+  local text=$1 last=0 n s; shift
+  for s in "$@"; do
+    n=$(echo "$text" | grep -n -x "$s:" | head -1 | cut -d: -f1)
+    [ -n "$n" ] || fail "no $s: section in: $(echo "$text" | head -5)"
+    [ "$n" -gt "$last" ] || fail "$s: out of order"
+    last=$n
+  done
+}
+
+# Guards src/cli/help.c and the -h/--help check in main (src/cli/main.c):
+# urfave/cli's layout, as runc's tests/integration/help.bats walks it, for
+# the global help and every command, checkpoint and restore included.
+test_help_layout() {
+  local me c out2 h
+  me=$(basename "$CRT_BIN")
+  for h in --help -h help; do
+    run_rc crt $h
+    assert_eq 0 "$rc" "crt $h"
+    assert_eq "NAME:" "$(echo "$out" | sed -n 1p)" "crt $h line 1"
+    [[ $(echo "$out" | sed -n 2p) =~ ^"   $me - " ]] || fail "crt $h line 2: $(echo "$out" | sed -n 2p)"
+    sections_in_order "$out" NAME USAGE VERSION COMMANDS "GLOBAL OPTIONS"
+  done
+  for c in checkpoint create delete events exec kill list pause ps restore resume run spec start state update features; do
+    for h in -h --help; do
+      run_rc crt "$c" $h
+      assert_eq 0 "$rc" "crt $c $h: $out"
+      assert_eq "NAME:" "$(echo "$out" | sed -n 1p)" "crt $c $h line 1"
+      [[ $(echo "$out" | sed -n 2p) =~ ^"   $me $c - " ]] || fail "crt $c $h line 2: $(echo "$out" | sed -n 2p)"
+      if is_crt; then sections_in_order "$out" NAME USAGE DESCRIPTION OPTIONS; else sections_in_order "$out" NAME USAGE; fi
+    done
+    out2=$(crt help "$c" 2>&1) || fail "crt help $c"
+    assert_eq "$out" "$out2" "crt help $c and crt $c --help"
+  done
+  # the checkpoint and restore flags are runc 1.1's
+  out=$(crt checkpoint --help)
+  for f in --image-path --work-path --parent-path --leave-running --tcp-established --ext-unix-sk --shell-job \
+    --lazy-pages --status-fd --page-server --file-locks --pre-dump --manage-cgroups-mode --empty-ns --auto-dedup; do
+    assert_contains "$out" "   $f" "checkpoint --help"
+  done
+  out=$(crt restore --help)
+  for f in --console-socket --image-path --bundle --detach --pid-file --no-subreaper --no-pivot --lsm-profile \
+    --lsm-mount-context; do
+    assert_contains "$out" "   $f" "restore --help"
+  done
+  # -h after the id, and what follows exec's id belongs to the command
+  run_rc crt kill someid -h
+  assert_eq 0 "$rc" "crt kill ID -h"
+  run_rc crt exec nosuch-$$ sh -h
+  assert_ne 0 "$rc" "crt exec ID sh -h is an exec"
+  assert_not_contains "$out" "NAME:"
+  run_rc crt foo -h
+  assert_ne 0 "$rc" "crt foo -h"
+  assert_contains "$out" "No help topic for 'foo'"
+  return 0
+}
