@@ -454,6 +454,15 @@ void crt_version_print(FILE *f, bool with_name) {
           CRT_COMMIT, v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
 }
 
+/* The name crt was run by: urfave/cli prints its app name, and a crt
+ * installed as "runc" (a drop-in) then reads as runc's own help. */
+static const char *prog(void) {
+  const char *a0 = crt_g.argv0 && crt_g.argv0[0] ? crt_g.argv0[0] : "";
+  const char *b = strrchr(a0, '/');
+  b = b ? b + 1 : a0;
+  return *b ? b : "crt";
+}
+
 static const crt_help_cmd *find(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(commands[i].name, name) == 0) return &commands[i];
@@ -471,7 +480,7 @@ static void print_opts(FILE *f, const crt_help_opt *o) {
 int crt_help_command(FILE *f, const char *name) {
   const crt_help_cmd *c = find(name);
   if (!c) return -1;
-  fprintf(f, "NAME:\n   crt %s - %s\n\nUSAGE:\n   crt %s %s\n", c->name, c->summary, c->name, c->usage);
+  fprintf(f, "NAME:\n   %s %s - %s\n\nUSAGE:\n   %s %s %s\n", prog(), c->name, c->summary, prog(), c->name, c->usage);
   if (c->description) fprintf(f, "\nDESCRIPTION:\n   %s\n", c->description);
   fprintf(f, "\nOPTIONS:\n");
   print_opts(f, c->opts);
@@ -479,8 +488,8 @@ int crt_help_command(FILE *f, const char *name) {
 }
 
 void crt_help_main(FILE *f, bool (*available)(const char *name)) {
-  fprintf(f, "NAME:\n   crt - Open Container Initiative runtime\n\n%s\n", main_description);
-  fprintf(f, "USAGE:\n   crt [global options] command [command options] [arguments...]\n\nVERSION:\n   ");
+  fprintf(f, "NAME:\n   %s - Open Container Initiative runtime\n\n%s\n", prog(), main_description);
+  fprintf(f, "USAGE:\n   %s [global options] command [command options] [arguments...]\n\nVERSION:\n   ", prog());
   crt_version_print(f, false);
   fprintf(f, "\nCOMMANDS:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
