@@ -54,7 +54,7 @@ static int check_cpu(const crt_resources *r, bool v2, crt_err **err) {
                      (long long)c->quota.v);
   if (v2) {
     if ((c->realtime_period.set && c->realtime_period.v) || (c->realtime_runtime.set && c->realtime_runtime.v))
-      return crt_error(err, ENOTSUP, "cgroup: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
+      return crt_error(err, ENOTSUP, "cgroup: invalid configuration: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
     return 0;
   }
   /* v1 clamps silently; runc reads the value back and refuses the clamp */
