@@ -75,7 +75,7 @@ static const crt_help_opt exec_opts[] = {
     {"--no-new-privs", "set the no new privileges value for the process"},
     {"--cap value, -c value", "add a capability to the bounding set for the process"},
     {"--preserve-fds value", "Pass N additional file descriptors to the container (stdio + $LISTEN_FDS + N in total) (default: 0)"},
-    {"--cgroup value", "run the process in an (existing) sub-cgroup(s). Format is [<controller>:]<cgroup>."},
+    {"--cgroup value", "run the process in an (existing) sub-cgroup of the container's cgroup (runc's [<controller>:] form is not supported)"},
     {"--ignore-paused", "allow exec in a paused container"},
     {"--help, -h", "show help"},
     {NULL, NULL}};
@@ -169,8 +169,8 @@ static const crt_help_opt update_opts[] = {
     {"--memory-reservation value", "Memory reservation or soft_limit (in bytes)"},
     {"--memory-swap value", "Total memory usage (memory + swap); set '-1' to enable unlimited swap"},
     {"--pids-limit value", "Maximum number of pids allowed in the container (default: 0)"},
-    {"--l3-cache-schema value", "The string of Intel RDT/CAT L3 cache schema"},
-    {"--mem-bw-schema value", "The string of Intel RDT/MBA memory bandwidth schema"},
+    {"--l3-cache-schema value", "The string of Intel RDT/CAT L3 cache schema (not supported: reports so)"},
+    {"--mem-bw-schema value", "The string of Intel RDT/MBA memory bandwidth schema (not supported: reports so)"},
     {"--help, -h", "show help"},
     {NULL, NULL}};
 
