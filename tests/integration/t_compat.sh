@@ -401,6 +401,13 @@ test_device_access_letters() {
     fi
     crt delete -f "$id"
   done
+  # update --resources reads rules with the same parser
+  id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  echo '{"devices":[{"allow":true,"type":"c","major":250,"minor":5,"access":"rwa"}],"pids":{"limit":100}}' >"$T/r.json"
+  run_rc crt update --resources "$T/r.json" "$id"
+  assert_eq 0 "$rc" "update --resources with access \"rwa\": $out"
+  crt delete -f "$id"
   bundle_edit "$T/b" "c['linux']['resources']['devices']=[{'allow':True,'type':'c','major':250,'minor':5,'access':'xa'}]"
   run_rc crt run -b "$T/b" "$(new_id)" </dev/null
   assert_ne 0 "$rc" "access with no r, w or m"
