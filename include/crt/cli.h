@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "crt/error.h"
 
@@ -25,9 +26,19 @@ typedef int (*crt_cmd_fn)(int argc, char **argv);
 
 typedef struct {
   const char *name;
-  const char *summary;
   crt_cmd_fn fn;
 } crt_command;
+
+/* Help in runc's (urfave/cli's) layout, from the tables in src/cli/help.c.
+ * crt_help_command prints NAME/USAGE/DESCRIPTION/OPTIONS of one command
+ * (-1: no such command); crt_help_main the global help, listing the
+ * commands for which available() is true (NULL: all). */
+int crt_help_command(FILE *f, const char *name);
+void crt_help_main(FILE *f, bool (*available)(const char *name));
+/* true when argv (argv[0] the command) asks for -h/--help */
+bool crt_help_requested(int argc, char **argv);
+/* "crt version X\ncommit: ..." (with_name) or the lines after "version" */
+void crt_version_print(FILE *f, bool with_name);
 
 /* Prints "crt: MSG" (and logs it); returns exit code 1. */
 int crt_fail(crt_err *err);

@@ -20,6 +20,40 @@ void crt_log(enum crt_log_level lvl, const char *fmt, ...) __attribute__((format
 #define crt_info(...) crt_log(CRT_LOG_INFO, __VA_ARGS__)
 #define crt_warn(...) crt_log(CRT_LOG_WARN, __VA_ARGS__)
 
+/* --debug stage timings: where create, start and exec spend their time.
+ * Each command keeps a crt_stages; CRT_STAGE logs "CMD: stage NAME took
+ * X.XXXms" (the time since the previous stage) at debug level, and
+ * CRT_STAGES_TOTAL "CMD: all stages took X.XXXms".  Both test the debug
+ * flag first: without --debug no clock is read. */
+typedef struct {
+  const char *cmd;
+  long long t0, last; /* CLOCK_MONOTONIC, ns */
+} crt_stages;
+void crt_stages_begin_(crt_stages *st, const char *cmd);
+void crt_stage_(crt_stages *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void crt_stages_total_(const crt_stages *st);
+#define CRT_STAGES_BEGIN(st, cmd) \
+  do { \
+    if (crt_log_debug_enabled()) crt_stages_begin_((st), (cmd)); \
+  } while (0)
+#define CRT_STAGE(st, ...) \
+  do { \
+    if (crt_log_debug_enabled()) crt_stage_((st), __VA_ARGS__); \
+  } while (0)
+#define CRT_STAGES_TOTAL(st) \
+  do { \
+    if (crt_log_debug_enabled()) crt_stages_total_(st); \
+  } while (0)
+
+/* In create's init with --debug: its log lines go to a private copy of the
+ * log destination (the --log file or create's stderr), so that they do not
+ * follow stderr onto the container's terminal; crt_log_release closes the
+ * copy before the init reports READY, so nothing of create's stderr
+ * outlives create.  hold returns the previous fd for release.  Both do
+ * nothing without --debug. */
+int crt_log_hold(void);
+void crt_log_release(int prev);
+
 /* Writes a fatal error as runc does: "crt: msg" on stderr (text), and an
  * error line in the log file. */
 void crt_log_error_msg(const char *msg);

@@ -10,6 +10,9 @@
 #include "crt/cli.h"
 #include "crt/log.h"
 
+/* The global flags: here, below main.c and help.c, which both read them. */
+crt_globals crt_g = {.root = NULL, .log_format = "text", .rootless = "auto"};
+
 int crt_fail(crt_err *err) {
   crt_log_error_msg(err && err->msg ? err->msg : "unknown error");
   return 1;

@@ -23,22 +23,6 @@ static const struct option create_opts[] = {
     {"no-subreaper", no_argument, NULL, O_NOSUBREAPER}, {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-static void usage(const char *cmd, bool run) {
-  printf("Usage: crt %s [command options] <container-id>\n\n%s\n\nOPTIONS:\n", cmd,
-         run ? "Create and run a container from the bundle in the current directory (or --bundle)."
-             : "Create a container from the bundle; `crt start` runs its process.");
-  printf("   --bundle value, -b value  path to the root of the bundle directory, defaults to the current directory\n"
-         "   --console-socket value    path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal\n"
-         "   --pid-file value          specify the file to write the process id to\n"
-         "   --no-pivot                do not use pivot root to jail process inside rootfs\n"
-         "   --no-new-keyring          do not create a new session keyring for the container\n"
-         "   --preserve-fds value      pass N additional file descriptors to the container (stdio + $LISTEN_FDS + N in total) (default: 0)\n");
-  if (run)
-    printf("   --detach, -d              detach from the container's process\n"
-           "   --keep                    do not delete the container after it exits\n"
-           "   --no-subreaper            disable the use of the subreaper used to reap reparented processes\n");
-}
-
 static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *detach, bool *keep, bool *nosub) {
   crt_operands ops = {0};
   int c;
@@ -71,7 +55,7 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
       else if (c == O_KEEP) *keep = true;
       else *nosub = true;
       break;
-    case 'h': usage(argv[0], run); exit(0);
+    case 'h': crt_help_command(stdout, argv[0]); exit(0);
     default: return -1;
     }
   }
@@ -98,10 +82,7 @@ int crt_cmd_start(int argc, char **argv) {
   int c;
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   while ((c = crt_getopt(argc, argv, "+h", opts, argv[0])) != -1) {
-    if (c == 'h') {
-      printf("Usage: crt start <container-id>\n\nExecutes the user defined process in a created container.\n");
-      return 0;
-    }
+    if (c == 'h') { crt_help_command(stdout, argv[0]); return 0; }
     return 1;
   }
   if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return 1;

@@ -165,10 +165,7 @@ int crt_cmd_events(int argc, char **argv) {
     } else if (c == 's') {
       stats = true;
     } else if (c == 'h') {
-      printf("Usage: crt events [command options] <container-id>\n\nThe events command displays information about the container. By default the\n"
-             "information is displayed once every 5 seconds.\n\nOPTIONS:\n"
-             "   --interval value  set the stats collection interval (default: 5s)\n"
-             "   --stats           display the container's stats then exit\n");
+      crt_help_command(stdout, argv[0]);
       return 0;
     } else {
       return 1;

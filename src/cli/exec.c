@@ -49,27 +49,6 @@ static int parse_u32(const char *s, uint32_t *out) {
   return 0;
 }
 
-static void usage(void) {
-  printf("Usage: crt exec [command options] <container-id> <command> [command options]  || -p process.json <container-id>\n\n"
-         "Executes a new process inside the container.\n\nOPTIONS:\n"
-         "   --console-socket value         path to an AF_UNIX socket which will receive the pty master\n"
-         "   --cwd value                    current working directory in the container\n"
-         "   --env value, -e value          set environment variables (repeatable)\n"
-         "   --tty, -t                      allocate a pseudo-TTY\n"
-         "   --user value, -u value         UID (format: <uid>[:<gid>])\n"
-         "   --additional-gids value, -g value  additional gids (repeatable)\n"
-         "   --process value, -p value      path to the process.json\n"
-         "   --detach, -d                   detach from the container's process\n"
-         "   --pid-file value               specify the file to write the process id to\n"
-         "   --process-label value          set the asm process label for the process commonly used with selinux\n"
-         "   --apparmor value               set the apparmor profile for the process\n"
-         "   --no-new-privs                 set the no new privileges value for the process\n"
-         "   --cap value, -c value          add a capability to the bounding set for the process (repeatable)\n"
-         "   --preserve-fds value           pass N additional file descriptors to the container (default: 0)\n"
-         "   --cgroup value                 run the process in an (existing) sub-cgroup\n"
-         "   --ignore-paused                allow exec in a paused container\n");
-}
-
 typedef struct {
   const char *process_file, *cwd, *user, *apparmor, *label;
   crt_strv env, caps, gids;
@@ -190,7 +169,7 @@ static int parse_flags(int argc, char **argv, exec_flags *f, crt_exec_opts *o) {
     }
     case O_CGROUP: o->cgroup = optarg; break;
     case O_IGNPAUSED: o->ignore_paused = true; break;
-    case 'h': usage(); return 1;
+    case 'h': crt_help_command(stdout, "exec"); return 1;
     default: return -1;
     }
   }

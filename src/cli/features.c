@@ -11,12 +11,7 @@ int crt_cmd_features(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = crt_getopt(argc, argv, "+h", opts, "features")) != -1) {
-    if (c == 'h') {
-      printf("NAME:\n   crt features - show the enabled features\n\nUSAGE:\n   crt features\n\n"
-             "DESCRIPTION:\n   Show the enabled features.\n   The result is parsable as a JSON.\n"
-             "   See https://github.com/opencontainers/runtime-spec/blob/main/features.md\n");
-      return 0;
-    }
+    if (c == 'h') { crt_help_command(stdout, "features"); return 0; }
     return 1;
   }
   if (crt_require_args("features", argc - optind, 0, 0, "0 arguments") < 0) return 1;

@@ -17,11 +17,7 @@ int crt_cmd_kill(int argc, char **argv) {
   while ((c = crt_getopt(argc, argv, "-ah", opts, argv[0])) != -1) {
     if (c == 1) crt_operand_add(&ops, optarg);
     else if (c == 'a') all = true;
-    else if (c == 'h') {
-      printf("Usage: crt kill [command options] <container-id> [signal]\n\nSends a signal (default: SIGTERM) to the container's init process.\n\n"
-             "OPTIONS:\n   --all, -a  send the specified signal to all processes inside the container\n");
-      return 0;
-    } else return 1;
+    else if (c == 'h') { crt_help_command(stdout, argv[0]); return 0; } else return 1;
   }
   if (crt_operands_end(&ops, argc, argv, 1, 2, "1 or 2 arguments") < 0) return 1;
   int sig = SIGTERM;
@@ -43,11 +39,7 @@ int crt_cmd_delete(int argc, char **argv) {
   while ((c = crt_getopt(argc, argv, "-fh", opts, argv[0])) != -1) {
     if (c == 1) crt_operand_add(&ops, optarg);
     else if (c == 'f') force = true;
-    else if (c == 'h') {
-      printf("Usage: crt delete [command options] <container-id>\n\nDeletes a stopped (or, with --force, any) container.\n\n"
-             "OPTIONS:\n   --force, -f  forcibly deletes the container if it is still running (uses SIGKILL)\n");
-      return 0;
-    } else return 1;
+    else if (c == 'h') { crt_help_command(stdout, argv[0]); return 0; } else return 1;
   }
   if (crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) return 1;
   cleanup_err crt_err *err = NULL;

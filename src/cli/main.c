@@ -1,7 +1,6 @@
 /* crt: dispatch to subcommands after the global flags. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,51 +31,41 @@
 #pragma weak crt_cmd_restore
 
 static const crt_command commands[] = {
-    {"checkpoint", "checkpoint a running container", crt_cmd_checkpoint},
-    {"create", "create a container", crt_cmd_create},
-    {"delete", "delete any resources held by the container", crt_cmd_delete},
-    {"events", "display container events such as OOM notifications, cpu, memory, and IO usage statistics", crt_cmd_events},
-    {"exec", "execute new process inside the container", crt_cmd_exec},
-    {"features", "show the enabled features", crt_cmd_features},
-    {"kill", "kill sends the specified signal (default: SIGTERM) to the container's init process", crt_cmd_kill},
-    {"list", "lists containers started by crt with the given root", crt_cmd_list},
-    {"pause", "pause suspends all processes inside the container", crt_cmd_pause},
-    {"ps", "ps displays the processes running inside a container", crt_cmd_ps},
-    {"restore", "restore a container from a previous checkpoint", crt_cmd_restore},
-    {"resume", "resumes all processes that have been previously paused", crt_cmd_resume},
-    {"run", "create and run a container", crt_cmd_run},
-    {"spec", "create a new specification file", crt_cmd_spec},
-    {"start", "executes the user defined process in a created container", crt_cmd_start},
-    {"state", "output the state of a container", crt_cmd_state},
-    {"update", "update container resource constraints", crt_cmd_update},
+    {"checkpoint", crt_cmd_checkpoint}, {"create", crt_cmd_create}, {"delete", crt_cmd_delete},
+    {"events", crt_cmd_events},         {"exec", crt_cmd_exec},     {"features", crt_cmd_features},
+    {"kill", crt_cmd_kill},             {"list", crt_cmd_list},     {"pause", crt_cmd_pause},
+    {"ps", crt_cmd_ps},                 {"restore", crt_cmd_restore}, {"resume", crt_cmd_resume},
+    {"run", crt_cmd_run},               {"spec", crt_cmd_spec},     {"start", crt_cmd_start},
+    {"state", crt_cmd_state},           {"update", crt_cmd_update},
 };
 
-crt_globals crt_g = {.root = NULL, .log_format = "text", .rootless = "auto"};
 
-static void print_version(void) {
-  const struct scmp_version *v = seccomp_version();
-  printf("crt version %s\ncommit: %s\nspec: 1.3.0\nlibseccomp: %u.%u.%u\n", CRT_VERSION, CRT_COMMIT,
-         v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
+static const crt_command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, name) == 0) return &commands[i];
+  return NULL;
 }
 
-static void print_help(FILE *f) {
-  fprintf(f,
-          "crt - a runc-compatible OCI container runtime\n\n"
-          "USAGE:\n   crt [global options] command [command options] [arguments...]\n\n"
-          "COMMANDS:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (commands[i].fn) fprintf(f, "   %-12s%s\n", commands[i].name, commands[i].summary);
-  fprintf(f,
-          "\nGLOBAL OPTIONS:\n"
-          "   --debug                  enable debug logging\n"
-          "   --log value              set the log file to write crt logs to (default is '/dev/stderr')\n"
-          "   --log-format value       set the log format ('text' (default), or 'json') (default: \"text\")\n"
-          "   --root value             root directory for storage of container state (default: \"/run/crt\")\n"
-          "   --criu value             path to the criu binary used for checkpoint and restore\n"
-          "   --systemd-cgroup         enable systemd cgroup support\n"
-          "   --rootless value         ignore cgroup permission errors ('true', 'false', or 'auto') (default: \"auto\")\n"
-          "   --help, -h               show help\n"
-          "   --version, -v            print the version\n");
+static bool in_this_build(const char *name) {
+  const crt_command *c = find_command(name);
+  return c && c->fn;
+}
+
+/* runc (urfave/cli) answers an unknown topic with status 3. */
+static int no_help_topic(const char *name) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "No help topic for '%s'", name);
+  crt_log_error_msg(msg);
+  return 3;
+}
+
+/* `crt help [COMMAND]`, `crt h [COMMAND]` */
+static int help_command(int argc, char **argv) {
+  if (argc < 2) {
+    crt_help_main(stdout, in_this_build);
+    return 0;
+  }
+  return crt_help_command(stdout, argv[1]) < 0 ? no_help_topic(argv[1]) : 0;
 }
 
 static void default_root(void) {
@@ -114,8 +103,8 @@ int main(int argc, char **argv) {
       crt_g.rootless = optarg;
       break;
     case O_CRIU: crt_g.criu = optarg; break;
-    case 'h': print_help(stdout); return 0;
-    case 'v': print_version(); return 0;
+    case 'h': crt_help_main(stdout, in_this_build); return 0;
+    case 'v': crt_version_print(stdout, true); return 0;
     default: return 1;
     }
   }
@@ -124,27 +113,23 @@ int main(int argc, char **argv) {
     fprintf(stderr, "crt: open log file %s: %s\n", crt_g.log, strerror(errno));
     return 1;
   }
-  if (optind >= argc) {
-    print_help(stderr);
-    return 1;
-  }
-  const char *name = argv[optind];
-  if (strcmp(name, "help") == 0) {
-    print_help(stdout);
+  if (optind >= argc) { /* runc: the help, status 0 */
+    crt_help_main(stdout, in_this_build);
     return 0;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-    if (strcmp(commands[i].name, name) != 0) continue;
-    if (!commands[i].fn) {
-      fprintf(stderr, "crt: %s: not supported by this build\n", name);
-      return 1;
-    }
-    int sub_argc = argc - optind;
-    char **sub_argv = argv + optind;
-    optind = 0; /* re-initialise getopt for the subcommand */
-    return commands[i].fn(sub_argc, sub_argv);
+  const char *name = argv[optind];
+  int sub_argc = argc - optind;
+  char **sub_argv = argv + optind;
+  if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0) return help_command(sub_argc, sub_argv);
+  const crt_command *cmd = find_command(name);
+  if (!cmd) return no_help_topic(name);
+  /* Before the command parses anything: even one missing from this build
+   * answers -h. */
+  if (crt_help_requested(sub_argc, sub_argv)) return crt_help_command(stdout, name) < 0 ? 1 : 0;
+  if (!cmd->fn) {
+    fprintf(stderr, "crt: %s: not supported by this build\n", name);
+    return 1;
   }
-  crt_log_error_msg("unknown command");
-  fprintf(stderr, "No help topic for '%s'\n", name);
-  return 1;
+  optind = 0; /* re-initialise getopt for the subcommand */
+  return cmd->fn(sub_argc, sub_argv);
 }

@@ -8,12 +8,12 @@
 #include "crt/cli.h"
 #include "crt/container.h"
 
-static int parse(int argc, char **argv, const char *usage) {
+static int parse(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = crt_getopt(argc, argv, "+h", opts, argv[0])) != -1) {
     if (c == 'h') {
-      fputs(usage, stdout);
+      crt_help_command(stdout, argv[0]);
       return 0;
     }
     return 1;
@@ -45,17 +45,13 @@ static int run(const char *id, bool freeze) {
 }
 
 int crt_cmd_pause(int argc, char **argv) {
-  int rc = parse(argc, argv,
-                 "Usage: crt pause <container-id>\n\nThe pause command suspends all processes in the instance of the container.\n\n"
-                 "Where \"<container-id>\" is the name for the instance of the container to be paused.\n");
+  int rc = parse(argc, argv);
   if (rc >= 0) return rc;
   return run(argv[optind], true);
 }
 
 int crt_cmd_resume(int argc, char **argv) {
-  int rc = parse(argc, argv,
-                 "Usage: crt resume <container-id>\n\nThe resume command resumes all processes in the instance of the container.\n\n"
-                 "Where \"<container-id>\" is the name for the instance of the container to be resumed.\n");
+  int rc = parse(argc, argv);
   if (rc >= 0) return rc;
   return run(argv[optind], false);
 }

@@ -95,11 +95,7 @@ int crt_cmd_ps(int argc, char **argv) {
   int c;
   while ((c = crt_getopt(argc, argv, "+f:h", opts, argv[0])) != -1) {
     if (c == 'f') format = optarg;
-    else if (c == 'h') {
-      printf("Usage: crt ps [command options] <container-id> [ps options]\n\nps displays the processes running inside a container.\n\n"
-             "OPTIONS:\n   --format value, -f value  select one of: table or json (default: \"table\")\n");
-      return 0;
-    } else return 1;
+    else if (c == 'h') { crt_help_command(stdout, argv[0]); return 0; } else return 1;
   }
   if (crt_require_args(argv[0], argc - optind, 1, -1, "1 argument") < 0) return 1;
   if (strcmp(format, "table") && strcmp(format, "json")) return crt_usage_error(argv[0], "invalid format option");

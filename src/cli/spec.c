@@ -12,14 +12,6 @@
 #include "crt/fs.h"
 #include "crt/spec.h"
 
-static void usage(void) {
-  printf("NAME:\n   crt spec - create a new specification file\n\nUSAGE:\n   crt spec [command options]\n\n"
-         "DESCRIPTION:\n   The spec command creates the new specification file named \"config.json\" for\n"
-         "   the bundle.\n\nOPTIONS:\n"
-         "   --bundle value, -b value  path to the root of the bundle directory\n"
-         "   --rootless                generate a configuration for a rootless container\n");
-}
-
 int crt_cmd_spec(int argc, char **argv) {
   enum { O_ROOTLESS = 256 };
   static const struct option opts[] = {{"bundle", required_argument, NULL, 'b'},
@@ -33,7 +25,7 @@ int crt_cmd_spec(int argc, char **argv) {
     switch (c) {
     case 'b': bundle = optarg; break;
     case O_ROOTLESS: rootless = true; break;
-    case 'h': usage(); return 0;
+    case 'h': crt_help_command(stdout, "spec"); return 0;
     default: return 1;
     }
   }

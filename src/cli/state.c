@@ -13,12 +13,12 @@
 #include "crt/container.h"
 #include "crt/log.h"
 
-static int simple_help(int argc, char **argv, const char *usage) {
+static int simple_help(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = crt_getopt(argc, argv, "+h", opts, argv[0])) != -1) {
     if (c == 'h') {
-      printf("%s\n", usage);
+      crt_help_command(stdout, argv[0]);
       exit(0);
     }
     return -1;
@@ -27,7 +27,7 @@ static int simple_help(int argc, char **argv, const char *usage) {
 }
 
 int crt_cmd_state(int argc, char **argv) {
-  if (simple_help(argc, argv, "Usage: crt state <container-id>\n\nOutputs the state of a container as JSON.") < 0) return 1;
+  if (simple_help(argc, argv) < 0) return 1;
   if (crt_require_args(argv[0], argc - optind, 1, 1, "1 argument") < 0) return 1;
   cleanup_err crt_err *err = NULL;
   crt_state *s = NULL;
@@ -137,10 +137,7 @@ static int list_parse(int argc, char **argv, const char **format, bool *quiet) {
     switch (c) {
     case 'f': *format = optarg; break;
     case 'q': *quiet = true; break;
-    case 'h':
-      printf("Usage: crt list [command options]\n\nOPTIONS:\n   --format value, -f value  select one of: table or json (default: \"table\")\n"
-             "   --quiet, -q               display only container IDs\n");
-      return 0;
+    case 'h': crt_help_command(stdout, argv[0]); return 0;
     default: return 1;
     }
   }

@@ -10,34 +10,6 @@
 #include "crt/container.h"
 #include "crt/fs.h"
 
-static const char usage[] =
-    "Usage: crt update [command options] <container-id>\n\n"
-    "The data can be read from a file or the standard input, the\n"
-    "accepted format is as follow (unchanged values can be omitted):\n\n"
-    "{\n  \"memory\": {\"limit\": 0, \"reservation\": 0, \"swap\": 0, \"checkBeforeUpdate\": true},\n"
-    "  \"cpu\": {\"shares\": 0, \"quota\": 0, \"burst\": 0, \"period\": 0, \"realtimeRuntime\": 0,\n"
-    "          \"realtimePeriod\": 0, \"cpus\": \"\", \"mems\": \"\", \"idle\": 0},\n"
-    "  \"blockIO\": {\"weight\": 0},\n  \"pids\": {\"limit\": 0},\n  \"unified\": {}\n}\n\n"
-    "Note: if data is to be read from a file or the standard input, all\nother options are ignored.\n\n"
-    "OPTIONS:\n"
-    "   --resources value, -r value  path to the file containing the resources to update or '-' to read from the standard input\n"
-    "   --blkio-weight value         Specifies per cgroup weight, range is from 10 to 1000 (default: 0)\n"
-    "   --cpu-period value           CPU CFS period to be used for hardcapping (in usecs). 0 to use system default\n"
-    "   --cpu-quota value            CPU CFS hardcap limit (in usecs). Allowed cpu time in a given period\n"
-    "   --cpu-rt-period value        CPU realtime period to be used for hardcapping (in usecs). 0 to use system default\n"
-    "   --cpu-rt-runtime value       CPU realtime hardcap limit (in usecs). Allowed cpu time in a given period\n"
-    "   --cpu-share value            CPU shares (relative weight vs. other containers)\n"
-    "   --cpuset-cpus value          CPU(s) to use\n"
-    "   --cpuset-mems value          Memory node(s) to use\n"
-    "   --kernel-memory value        (obsoleted; do not use)\n"
-    "   --kernel-memory-tcp value    (obsoleted; do not use)\n"
-    "   --memory value               Memory limit (in bytes)\n"
-    "   --memory-reservation value   Memory reservation or soft_limit (in bytes)\n"
-    "   --memory-swap value          Total memory usage (memory + swap); set '-1' to enable unlimited swap\n"
-    "   --pids-limit value           Maximum number of pids allowed in the container (default: 0)\n"
-    "   --l3-cache-schema value      The string of Intel RDT/CAT L3 cache schema\n"
-    "   --mem-bw-schema value        The string of Intel RDT/MBA memory bandwidth schema\n";
-
 enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,
        O_RES, O_SWAP, O_PIDS, O_L3, O_MBW };
 
@@ -148,7 +120,7 @@ int crt_cmd_update(int argc, char **argv) {
     if (c == 1) {
       crt_operand_add(&ops, optarg);
     } else if (c == 'h') {
-      fputs(usage, stdout);
+      crt_help_command(stdout, argv[0]);
       crt_cgroup_resources_clear(&r);
       return 0;
     } else if (c == '?') rc = -1;

@@ -147,12 +147,15 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
 
 /* runtime.md (v1.3) ties `creating` to lifecycle step 2 and `created` to
  * "after step 2": the hooks of steps 3-5 see `created`, as crun sends. */
-static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_err **err) {
+static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_stages *st, crt_err **err) {
   cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);
-  if (!spec->hooks) return 0;
+  const crt_hooks *h = spec->hooks;
   crt_hook_place at = {.dir = s->bundle}; /* runc's create runs in the bundle */
-  if (crt_hooks_run_at(&spec->hooks->prestart, "prestart", &at, json, err) < 0) return -1;
-  return crt_hooks_run_at(&spec->hooks->create_runtime, "createRuntime", &at, json, err);
+  if (h && crt_hooks_run_at(&h->prestart, "prestart", &at, json, err) < 0) return -1;
+  CRT_STAGE(st, "prestart hooks (%zu)", h ? h->prestart.len : 0);
+  if (h && crt_hooks_run_at(&h->create_runtime, "createRuntime", &at, json, err) < 0) return -1;
+  CRT_STAGE(st, "createRuntime hooks (%zu)", h ? h->create_runtime.len : 0);
+  return 0;
 }
 
 static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
@@ -248,16 +251,21 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
     if (tell_init(c, CRT_SYNC_MAPS_DONE, NULL, "tell the init its uid/gid maps are written", err) < 0) return -1;
   }
   if (spec->linux_ && crt_netdev_move(s->pid, &spec->linux_->net_devices, err) < 0) return -1;
+  CRT_STAGE(c->stages, "namespaces set up (uid/gid maps, network devices)");
   /* state.json already names the planned cgroup (see crt_container_create):
    * a crash from here on leaves nothing delete --force cannot find. */
   if (place_in_cgroup(c, s, err) < 0) return -1;
   crt_test_point("create:cgroup");
   if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
+  CRT_STAGE(c->stages, "cgroup joined and configured");
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
+  CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
-  if (run_create_hooks(spec, s, err) < 0) return -1;
+  if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
   if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
-  return await_ready(c, s, m, err);
+  if (await_ready(c, s, m, err) < 0) return -1;
+  CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up");
+  return 0;
 }
 
 /* On cgroup v2 the cgroup is made before the init, which is then cloned
@@ -406,7 +414,9 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   c->state = s;
   int cs = *child_sync;
   *child_sync = -1; /* spawn closes it */
+  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, v2 cgroup)");
   if (spawn(c, cs, &s->pid, err) < 0) return -1;
+  CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   c->cgroup_fd = -1;
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
@@ -427,6 +437,8 @@ static void close_ctx(init_ctx *c) {
 }
 
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
+  crt_stages st = {0};
+  CRT_STAGES_BEGIN(&st, "create");
   res->pid = 0;
   res->tty_sock = -1;
   cleanup_free char *bundle = NULL;
@@ -443,7 +455,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
   init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
-                .cgroup_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds()};
+                .cgroup_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -453,16 +465,20 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
+  CRT_STAGE(&st, "config loaded");
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (crt_exec_fifo_create(dir, &c.fifo, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
+  CRT_STAGE(&st, "state dir ready");
   if (start_init(&c, s, &child_sync, err) < 0) goto out;
   if (drive_init(&c, s, err) < 0) goto out;
   crt_test_point("create:ready");
   s->ready = true;
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
+  CRT_STAGE(&st, "state saved");
+  CRT_STAGES_TOTAL(&st);
   res->pid = s->pid;
   res->tty_sock = ours_tty;
   ours_tty = -1;

@@ -151,6 +151,7 @@ typedef struct {
   int ep[2], sp[2];     /* error pipe, sync socketpair: [0] ours */
   int console, ours_tty, master;
   pid_t pid;            /* the process, once the joiner sent it */
+  crt_stages st;        /* --debug timings */
 } exec_run;
 
 /* Stage 1: the container, in a state that takes an exec, and its config. */
@@ -220,6 +221,7 @@ static int drive_process(exec_run *x, crt_err **err) {
     kill_process(x);
     return -1;
   }
+  CRT_STAGE(&x->st, "cgroup joined");
   if (crt_sync_send(x->sp[0], CRT_SYNC_CGROUP_DONE, NULL, 0, -1) < 0)
     return tell_failed(x, errno, "tell the process it is in its cgroup", err);
   if (x->ours_tty >= 0) {
@@ -240,6 +242,7 @@ static int drive_process(exec_run *x, crt_err **err) {
     waitpid(x->pid, NULL, 0);
     return -1;
   }
+  CRT_STAGE(&x->st, "process set up and execve (terminal, seccomp agent)");
   return 0;
 }
 
@@ -271,14 +274,18 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   int rc = -1;
   cleanup_err crt_err *serr = NULL;
   *exit_status = 255;
+  CRT_STAGES_BEGIN(&x.st, "exec");
   if (load_container(&x, err) < 0) goto out;
+  CRT_STAGE(&x.st, "state loaded");
   if (spawn_process(&x, &serr, err) < 0) {
     /* The joiner failed: its message is on the error pipe. */
     if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;
   }
+  CRT_STAGE(&x.st, "clone (namespaces joined, pid %d)", (int)x.pid);
   if (drive_process(&x, err) < 0) goto out;
   if (o->pid_file && write_pid_file(&x, err) < 0) goto out;
+  CRT_STAGES_TOTAL(&x.st);
   rc = 0;
   if (o->detach) {
     *exit_status = 0;

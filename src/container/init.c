@@ -50,8 +50,9 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
 /* A config without process: the container exists (create succeeded, as
  * the spec allows) but start refuses it, so the init only waits to be
  * killed; it runs from crt's sealed copy (see crt_container_create). */
-static void park_without_process(init_ctx *c) {
+static void park_without_process(init_ctx *c, int log_prev) {
   crt_procfs_close();
+  crt_log_release(log_prev);
   prctl(PR_SET_PDEATHSIG, 0);
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_err *err = NULL;
@@ -140,12 +141,14 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc->idmap_fds = c->idmap_fds = NULL;
+  CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
   if (c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   if (crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "ask the runtime for the prestart hooks");
     crt_child_fail(r, err);
   }
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+  CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks");
 }
 
 /* Stage 3: createContainer hooks, into the new root, the terminal, the
@@ -163,6 +166,7 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
     crt_hook_place at = {.dir = c->rootfs, .env = p && p->env.v ? p->env.v : no_env};
     CHILD_TRY(r, crt_hooks_run_at(&spec->hooks->create_container, "createContainer", &at, json, &err));
   }
+  CRT_STAGE(c->stages, "createContainer hooks (%zu)", spec->hooks ? spec->hooks->create_container.len : 0);
   if (mntns) {
     CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
   } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
@@ -177,6 +181,7 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   else if (c->console >= 0) close(c->console);
   if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
   if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
+  CRT_STAGE(c->stages, "rootfs ready (pivot_root, terminal, read-only and masked paths)");
 }
 
 /* Stage 5: READY sent, parked on the exec FIFO until `start` opens it
@@ -234,6 +239,11 @@ static void init_main(init_ctx *c) {
   const crt_process *p = spec->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(1);
+  /* --debug: our own clock, our lines to create's log until READY */
+  crt_stages st = {0};
+  int log_prev = crt_log_hold();
+  CRT_STAGES_BEGIN(&st, "init");
+  c->stages = &st;
   /* crt_clone_into set born_in_cgroup in this copy of c */
   c->born_in_cgroup = c->cgroup_made && c->born_in_cgroup;
   crt_rootfs_config rc = {.spec = spec,
@@ -242,6 +252,7 @@ static void init_main(init_ctx *c) {
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = init_enter(c, m),
                           .idmap_fds = c->idmap_fds};
+  CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
@@ -250,7 +261,7 @@ static void init_main(init_ctx *c) {
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
   if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
   init_enter_root(c, &rc, mntns);
-  if (!p) park_without_process(c);
+  if (!p) park_without_process(c, log_prev);
   /* Stage 4: the process itself.  The exec FIFO is reopened through our
    * fd table in the container's procfs (see crt_proc_self_fd). */
   int selffd = crt_proc_self_fd(&err);
@@ -268,6 +279,9 @@ static void init_main(init_ctx *c) {
                          .userns = rc.userns, .use_stub = c->use_stub, .parks = true, .sync = c->sync};
   crt_finalized fo;
   CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
+  CRT_STAGE(&st, "process set up (user, capabilities, seccomp)");
+  CRT_STAGES_TOTAL(&st);
+  crt_log_release(log_prev);
   CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
   init_park_and_exec(c, &fo, selffd, start_json, preserve);
 }

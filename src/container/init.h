@@ -6,6 +6,7 @@
 
 #include "crt/container.h"
 #include "crt/lifecycle.h"
+#include "crt/log.h"
 #include "crt/spec.h"
 #include "finalize.h"
 
@@ -32,6 +33,7 @@ typedef struct init_ctx {
   bool new_cgroupns;
   bool new_mntns;
   bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into) */
+  crt_stages *stages;  /* --debug timings: the runtime's, in the init its own */
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

@@ -118,6 +118,8 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   crt_state *s = NULL;
   int lock = -1, rc = -1, fd = -1;
   crt_spec *spec = NULL;
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "start");
   if (load_locked(root, id, &s, &lock, err) < 0) return -1;
   enum crt_status st = crt_state_status(s);
   if (st != CRT_STATUS_CREATED) {
@@ -132,7 +134,9 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
     crt_error_kind(err, CRT_ERR_INVALID, 0, "config.json: .process: not set; the runtime-spec requires it at start");
     goto out;
   }
+  CRT_STAGE(&t, "state loaded");
   if (crt_exec_fifo_release(s->dir, &fd, err) < 0) goto out;
+  CRT_STAGE(&t, "exec FIFO released");
   crt_test_point("start:fifo");
   bool hook_failed = false;
   if (crt_exec_fifo_await(fd, s, &hook_failed, err) < 0) {
@@ -140,6 +144,8 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
     else signal_init(s, SIGKILL);
     goto out;
   }
+  /* the init's part: it runs the startContainer hooks, then execve */
+  CRT_STAGE(&t, "startContainer hooks (%zu) and execve", spec->hooks ? spec->hooks->start_container.len : 0);
   crt_test_point("start:poststart");
   if (spec->hooks && spec->hooks->poststart.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
@@ -149,6 +155,8 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
       goto out;
     }
   }
+  CRT_STAGE(&t, "poststart hooks (%zu)", spec->hooks ? spec->hooks->poststart.len : 0);
+  CRT_STAGES_TOTAL(&t);
   rc = 0;
 out:
   if (rc < 0) crt_error_wrap(err, "start %s", id);
@@ -203,8 +211,11 @@ static void run_poststop(const crt_state *s) {
     return;
   }
   if (spec->hooks && spec->hooks->poststop.len) {
+    crt_stages st = {0};
+    CRT_STAGES_BEGIN(&st, "delete");
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
+    CRT_STAGE(&st, "poststop hooks (%zu)", spec->hooks->poststop.len);
   }
   crt_spec_free(spec);
 }

@@ -129,7 +129,7 @@ int crt_cgroup_open(const char *path, const char *sub) {
 
 int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
   if (!path || !*path) return 0;
-  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: invalid sub-cgroup %s", sub);
+  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
   const cg_driver *drv = cg_drv();
   /* a test tree's paths are not the pid's */
   if (!cg_root_is_test() && drv->member) {

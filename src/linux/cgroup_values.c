@@ -91,7 +91,7 @@ static int check_cpu(const crt_resources *r, bool v2, crt_err **err) {
                      (long long)c->quota.v);
   if (v2) {
     if ((c->realtime_period.set && c->realtime_period.v) || (c->realtime_runtime.set && c->realtime_runtime.v))
-      return crt_error(err, ENOTSUP, "cgroup: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
+      return crt_error(err, ENOTSUP, "cgroup: invalid configuration: cpu.realtimePeriod/realtimeRuntime are not supported on cgroup v2");
     return 0;
   }
   /* v1 clamps silently; runc reads the value back and refuses the clamp */
@@ -124,7 +124,7 @@ static int check_names(const crt_resources *r, bool v2, crt_err **err) {
     if (!s || !*s || strchr(s, '/')) return crt_error(err, EINVAL, "cgroup: invalid hugepage size %s", s ? s : "(null)");
   }
   if (!v2 && r->unified.len > 0)
-    return crt_error(err, EINVAL, "cgroup: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
+    return crt_error(err, EINVAL, "cgroup: invalid configuration: linux.resources.unified requires cgroup v2 (this host uses cgroup v1)");
   for (size_t i = 0; v2 && i < r->unified.len; i++) {
     const char *k = r->unified.v[i].key;
     if (!k || !*k || strchr(k, '/') || *k == '.')

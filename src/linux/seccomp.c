@@ -474,7 +474,7 @@ int crt_seccomp_send_listener(const crt_seccomp *s, int notify_fd, pid_t pid, co
   cleanup_close int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (sock < 0) return crt_error(err, errno, "seccomp listener %s: socket", path);
   if (connect(sock, (struct sockaddr *)&sa, sizeof sa) < 0)
-    return crt_error(err, errno, "seccomp listener %s: connect", path);
+    return crt_error(err, errno, "failed to connect with seccomp agent: seccomp listener %s: connect", path);
   if (send_with_fd(sock, msg, strlen(msg), notify_fd) < 0)
     return crt_error(err, errno, "seccomp listener %s: sending the notify fd", path);
   return 0;

@@ -1,9 +1,37 @@
 /* linux.resources: one parser for config.json and `update --resources`. */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
+
+#include "crt/log.h"
 
 #include "internal.h"
 #include "json.h"
+
+/* runc 1.1 keeps the r, w and m of an access string and drops any other
+ * letter ("rwa" is "rw"), so configs written for it say things like
+ * "rwa": crt takes them too, warns about the letters that mean nothing and
+ * rewrites access to the canonical "rwm" subset the cgroup writers expect.
+ * Nothing left (runc fails later, on v1 with an opaque "doesn't precisely
+ * match target") is refused here, by name. */
+static int normalize_access(jp *p, crt_device_rule *r) {
+  char keep[4] = "", *k = keep;
+  for (const char *l = "rwm"; *l; l++)
+    if (strchr(r->access, *l)) *k++ = *l;
+  *k = 0;
+  if (keep[0] == 0) {
+    jp_push(p, ".access");
+    return jp_fail(p, "invalid access \"%s\" (expected a combination of r, w and m)", r->access);
+  }
+  if (strspn(r->access, "rwm") != strlen(r->access))
+    crt_warn("%s: %s.access: \"%s\": letters other than r, w and m mean nothing, using \"%s\"", p->name, p->path,
+             r->access, keep);
+  if (strcmp(keep, r->access) != 0) {
+    free(r->access);
+    r->access = jp_strdup(keep);
+  }
+  return 0;
+}
 
 static int parse_device_rule(jp *p, yajl_val o, crt_device_rule *r) {
   if (f_bool(p, o, "allow", true, &r->allow, NULL) < 0) return -1;
@@ -15,11 +43,7 @@ static int parse_device_rule(jp *p, yajl_val o, crt_device_rule *r) {
   if (f_ci64(p, o, "major", &r->major) < 0) return -1;
   if (f_ci64(p, o, "minor", &r->minor) < 0) return -1;
   if (f_str(p, o, "access", false, &r->access) < 0) return -1;
-  if (r->access && (r->access[0] == 0 || strspn(r->access, "rwm") != strlen(r->access))) {
-    jp_push(p, ".access");
-    return jp_fail(p, "invalid access \"%s\" (expected a combination of r, w and m)", r->access);
-  }
-  return 0;
+  return r->access ? normalize_access(p, r) : 0;
 }
 
 static int parse_weight_device(jp *p, yajl_val o, crt_blkio_weight_device *w) {

@@ -161,3 +161,46 @@ void crt_log_error_msg(const char *msg) {
   write_all(STDERR_FILENO, msg, strlen(msg));
   write_all(STDERR_FILENO, "\n", 1);
 }
+
+static long long mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void crt_stages_begin_(crt_stages *st, const char *cmd) {
+  st->cmd = cmd;
+  st->t0 = st->last = mono_ns();
+}
+
+void crt_stage_(crt_stages *st, const char *fmt, ...) {
+  if (!st->cmd) return; /* begun before --debug was known: never */
+  long long now = mono_ns();
+  va_list ap;
+  va_start(ap, fmt);
+  char *name = NULL;
+  if (vasprintf(&name, fmt, ap) < 0) name = NULL;
+  va_end(ap);
+  crt_log(CRT_LOG_DEBUG, "%s: stage %s took %.3fms", st->cmd, name ? name : "?", (double)(now - st->last) / 1e6);
+  free(name);
+  st->last = now;
+}
+
+void crt_stages_total_(const crt_stages *st) {
+  if (!st->cmd) return;
+  crt_log(CRT_LOG_DEBUG, "%s: all stages took %.3fms", st->cmd, (double)(mono_ns() - st->t0) / 1e6);
+}
+
+int crt_log_hold(void) {
+  int prev = log_fd;
+  if (!log_debug) return prev;
+  int fd = fcntl(prev >= 0 ? prev : STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd >= 0) log_fd = fd;
+  return prev;
+}
+
+void crt_log_release(int prev) {
+  if (!log_debug) return;
+  if (log_fd >= 0 && log_fd != prev) close(log_fd);
+  log_fd = prev;
+}

@@ -346,3 +346,133 @@ test_update_flags_after_id() {
   assert_eq 45 "$(pids_max "$id")" "pids.max after the refused updates"
   crt delete -f "$id"
 }
+
+# Guards the key phrases runc's errors carry and tools grep for (issue 33
+# item 3), each followed by crt's own detail: crt_cgroup_join
+# (src/linux/cgroup.c), check_names (src/linux/cgroup_update.c) and
+# crt_seccomp_send_listener (src/linux/seccomp.c).
+test_error_key_phrases() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null || fail "run -d"
+  local cg
+  for cg in ../foo foo/../../x; do
+    run_rc crt exec --cgroup "$cg" "$id" true
+    assert_ne 0 "$rc" "exec --cgroup $cg"
+    assert_contains "$out" "$cg is not a sub cgroup path"
+  done
+  crt delete -f "$id"
+  if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+    make_bundle "$T/u" true
+    bundle_edit "$T/u" "c['linux']['resources']['unified']={'memory.high':'1000000'}"
+    run_rc crt run -b "$T/u" "$(new_id)" </dev/null
+    assert_ne 0 "$rc" "unified on a cgroup v1 host"
+    assert_contains "$out" "invalid configuration"
+    is_crt && assert_contains "$out" "linux.resources.unified requires cgroup v2"
+  fi
+  make_bundle "$T/s" true
+  bundle_edit "$T/s" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','listenerPath':'$T/nosuch.sock','syscalls':[{'names':['mkdir'],'action':'SCMP_ACT_NOTIFY'}]}"
+  run_rc crt run -b "$T/s" "$(new_id)" </dev/null
+  assert_ne 0 "$rc" "unreachable seccomp agent"
+  assert_contains "$out" "failed to connect with seccomp agent"
+  is_crt && assert_contains "$out" "$T/nosuch.sock"
+  return 0
+}
+
+# Guards normalize_access (src/spec/parse_resources.c): runc keeps the r, w
+# and m of a device rule's access and drops other letters ("rwa" is "rw");
+# nothing left is refused.  On a v1 host the devices cgroup shows the rule
+# as written.
+test_device_access_letters() {
+  make_bundle "$T/b" sleep 100
+  local acc want id pid cgp
+  for acc in rwa:rw mxr:rm; do
+    want=${acc#*:}; acc=${acc%%:*}
+    bundle_edit "$T/b" "c['linux']['resources']['devices']=[{'allow':False,'access':'rwm'},{'allow':True,'type':'c','major':250,'minor':5,'access':'$acc'}]"
+    id=$(new_id)
+    # to a file: the parked init holds its stdout open
+    crt create -b "$T/b" "$id" </dev/null >"$T/create.out" 2>&1; rc=$?; out=$(cat "$T/create.out")
+    assert_eq 0 "$rc" "create with access \"$acc\": $out"
+    is_crt && assert_contains "$out" "letters other than r, w and m mean nothing"
+    pid=$(state_field "$id" pid)
+    cgp=$(awk -F: '$2 ~ /(^|,)devices(,|$)/ {print $3}' "/proc/$pid/cgroup")
+    if [ -n "$cgp" ]; then
+      assert_eq "c 250:5 $want" "$(grep '^c 250:5 ' "/sys/fs/cgroup/devices$cgp/devices.list")" "devices.list for \"$acc\""
+    fi
+    crt delete -f "$id"
+  done
+  # update --resources reads rules with the same parser
+  id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  echo '{"devices":[{"allow":true,"type":"c","major":250,"minor":5,"access":"rwa"}],"pids":{"limit":100}}' >"$T/r.json"
+  run_rc crt update --resources "$T/r.json" "$id"
+  assert_eq 0 "$rc" "update --resources with access \"rwa\": $out"
+  crt delete -f "$id"
+  bundle_edit "$T/b" "c['linux']['resources']['devices']=[{'allow':True,'type':'c','major':250,'minor':5,'access':'xa'}]"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_ne 0 "$rc" "access with no r, w or m"
+  is_crt && assert_contains "$out" 'invalid access "xa"'
+  return 0
+}
+
+# sections_in_order TEXT SECTION...: each "SECTION:" line present, in order.
+sections_in_order() {
+  local text=$1 last=0 n s; shift
+  for s in "$@"; do
+    n=$(echo "$text" | grep -n -x "$s:" | head -1 | cut -d: -f1)
+    [ -n "$n" ] || fail "no $s: section in: $(echo "$text" | head -5)"
+    [ "$n" -gt "$last" ] || fail "$s: out of order"
+    last=$n
+  done
+}
+
+# Guards src/cli/help.c and the -h/--help check in main (src/cli/main.c):
+# urfave/cli's layout, as runc's tests/integration/help.bats walks it, for
+# the global help and every command, checkpoint and restore included.
+test_help_layout() {
+  local me c out2 h
+  me=$(basename "$CRT_BIN")
+  for h in --help -h help; do
+    run_rc crt $h
+    assert_eq 0 "$rc" "crt $h"
+    assert_eq "NAME:" "$(echo "$out" | sed -n 1p)" "crt $h line 1"
+    [[ $(echo "$out" | sed -n 2p) =~ ^"   $me - " ]] || fail "crt $h line 2: $(echo "$out" | sed -n 2p)"
+    sections_in_order "$out" NAME USAGE VERSION COMMANDS "GLOBAL OPTIONS"
+  done
+  for c in checkpoint create delete events exec kill list pause ps restore resume run spec start state update features; do
+    for h in -h --help; do
+      run_rc crt "$c" $h
+      assert_eq 0 "$rc" "crt $c $h: $out"
+      assert_eq "NAME:" "$(echo "$out" | sed -n 1p)" "crt $c $h line 1"
+      [[ $(echo "$out" | sed -n 2p) =~ ^"   $me $c - " ]] || fail "crt $c $h line 2: $(echo "$out" | sed -n 2p)"
+      if is_crt; then sections_in_order "$out" NAME USAGE DESCRIPTION OPTIONS; else sections_in_order "$out" NAME USAGE; fi
+    done
+    out2=$(crt help "$c" 2>&1) || fail "crt help $c"
+    assert_eq "$out" "$out2" "crt help $c and crt $c --help"
+  done
+  # the checkpoint and restore flags are runc 1.1's
+  out=$(crt checkpoint --help)
+  for f in --image-path --work-path --parent-path --leave-running --tcp-established --ext-unix-sk --shell-job \
+    --lazy-pages --status-fd --page-server --file-locks --pre-dump --manage-cgroups-mode --empty-ns --auto-dedup; do
+    assert_contains "$out" "   $f" "checkpoint --help"
+  done
+  out=$(crt restore --help)
+  for f in --console-socket --image-path --bundle --detach --pid-file --no-subreaper --no-pivot --lsm-profile \
+    --lsm-mount-context; do
+    assert_contains "$out" "   $f" "restore --help"
+  done
+  # -h after the id, and what follows exec's id belongs to the command
+  run_rc crt kill someid -h
+  assert_eq 0 "$rc" "crt kill ID -h"
+  run_rc crt exec nosuch-$$ sh -h
+  assert_ne 0 "$rc" "crt exec ID sh -h is an exec"
+  assert_not_contains "$out" "NAME:"
+  run_rc crt foo -h
+  assert_ne 0 "$rc" "crt foo -h"
+  assert_contains "$out" "No help topic for 'foo'"
+  # installed as runc (a drop-in), the help names runc, as help.bats wants
+  ln -s "$CRT_BIN" "$T/runc"
+  assert_eq "   runc - Open Container Initiative runtime" "$("$T/runc" -h | sed -n 2p)" "help as runc"
+  assert_eq "   runc checkpoint - checkpoint a running container" "$("$T/runc" checkpoint -h | sed -n 2p)"
+  return 0
+}

@@ -10,9 +10,9 @@ _flag_tokens() {
   grep -oE '(^|[ ,"])--?[A-Za-z0-9][A-Za-z0-9-]*' | sed -E 's/^[ ,"]//' | sort -u
 }
 
-# The commands `crt --help` lists.
+# The commands `crt --help` lists (less urfave's "help, h" entry).
 _help_commands() {
-  "$CRT_BIN" --help | awk '/^COMMANDS:/{f=1; next} /^$/{f=0} f{print $1}' | sort
+  "$CRT_BIN" --help | awk '/^COMMANDS:/{f=1; next} /^$/{f=0} f && $1 != "help,"{print $1}' | sort
 }
 
 # Flags in the OPTIONS (or GLOBAL OPTIONS) section of `crt [CMD] --help`:

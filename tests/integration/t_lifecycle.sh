@@ -168,7 +168,7 @@ test_cli_surface() {
   run_rc crt create --bogus x; assert_eq 1 "$rc"; assert_contains "$out" "flag provided but not defined: --bogus"
   run_rc crt create; assert_eq 1 "$rc"; assert_contains "$out" "requires"
   run_rc crt create --bundle; assert_eq 1 "$rc"; assert_contains "$out" "flag needs an argument"
-  run_rc crt nosuchcmd; assert_eq 1 "$rc"
+  run_rc crt nosuchcmd; assert_eq 3 "$rc" "unknown command (runc: 3)"; assert_contains "$out" "No help topic for 'nosuchcmd'"
   for c in create start run state list kill delete exec spec features pause resume update events ps; do
     run_rc crt "$c" --help; assert_eq 0 "$rc" "$c --help"
   done

@@ -824,11 +824,20 @@ static void test_parse_resources_json(void **state) {
   assert_true(r.devices[1].minor.set);
   assert_string_equal(r.devices[1].access, "r");
   crt_cgroup_resources_clear(&r);
+  /* runc's reading: r, w and m kept in canonical order, other letters dropped */
+  assert_int_equal(crt_cgroup_parse_resources_json(
+                       "{\"devices\":[{\"allow\":true,\"access\":\"rwa\"},{\"allow\":true,\"access\":\"mxr\"}]}",
+                       "r.json", &r, &e),
+                   0);
+  assert_string_equal(r.devices[0].access, "rw");
+  assert_string_equal(r.devices[1].access, "rm");
+  crt_cgroup_resources_clear(&r);
   static const struct { const char *in, *msg; } bad[] = {
       {"{\"devices\":{}}", "r.json: .devices: expected array, got object"},
       {"{\"devices\":[{\"type\":\"c\"}]}", "r.json: .devices[0].allow: missing required field"},
       {"{\"devices\":[{\"allow\":true,\"type\":\"x\"}]}", "r.json: .devices[0].type: unknown device type \"x\" (expected a, c or b)"},
-      {"{\"devices\":[{\"allow\":true,\"access\":\"rx\"}]}", "r.json: .devices[0].access: invalid access \"rx\" (expected a combination of r, w and m)"},
+      {"{\"devices\":[{\"allow\":true,\"access\":\"ax\"}]}", "r.json: .devices[0].access: invalid access \"ax\" (expected a combination of r, w and m)"},
+      {"{\"devices\":[{\"allow\":true,\"access\":\"\"}]}", "r.json: .devices[0].access: invalid access \"\" (expected a combination of r, w and m)"},
       {"{\"devices\":[{\"allow\":true,\"major\":\"8\"}]}", "r.json: .devices[0].major: expected number, got string"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -600,7 +600,7 @@ static void test_send_listener_errors(void **state) {
   assert_string_equal(err->msg, ".linux.seccomp.listenerPath: not set: Invalid argument");
   s.listener_path = "/nonexistent/crt.sock";
   assert_int_equal(crt_seccomp_send_listener(&s, 0, 1, "{}", &err), -1);
-  assert_string_equal(err->msg, "seccomp listener /nonexistent/crt.sock: connect: No such file or directory");
+  assert_string_equal(err->msg, "failed to connect with seccomp agent: seccomp listener /nonexistent/crt.sock: connect: No such file or directory");
   crt_err_free(&err);
 }
 

@@ -104,7 +104,7 @@ static const struct bad_case {
     {LX("'devices':[{'type':'b','path':'/dev/x','major':1,'minor':1,'uid':-1}]"), E ".linux.devices[0].uid: value -1 out of range (0 to 4294967295)"},
     {LX("'cgroupsPath':1"), E ".linux.cgroupsPath: expected string, got number"},
     {RS("'devices':[{'access':'rwm'}]"), E ".linux.resources.devices[0].allow: missing required field"},
-    {RS("'devices':[{'allow':true,'access':'rwx'}]"), E ".linux.resources.devices[0].access: invalid access 'rwx' (expected a combination of r, w and m)"},
+    {RS("'devices':[{'allow':true,'access':'xa'}]"), E ".linux.resources.devices[0].access: invalid access 'xa' (expected a combination of r, w and m)"},
     {RS("'devices':[{'allow':true,'type':'p'}]"), E ".linux.resources.devices[0].type: unknown device type 'p' (expected a, c or b)"},
     {RS("'memory':{'limit':'1G'}"), E ".linux.resources.memory.limit: expected number, got string"},
     {RS("'memory':{'limit':9223372036854775808}"), E ".linux.resources.memory.limit: value 9223372036854775808 out of range (-9223372036854775808 to 9223372036854775807)"},
