@@ -138,8 +138,16 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
     if (o->ignore_paused) return 0;
     return crt_error(err, 0, "cannot exec in a paused container (use --ignore-paused to override)");
   case CRT_STATUS_CREATING: return crt_error(err, 0, "cannot exec in a container that is being created");
-  default: return crt_error(err, 0, "cannot exec in a stopped container");
+  default: break;
   }
+  /* A pid that is not the init (reused, forged) is never joined: say so. */
+  uint64_t at = 0;
+  enum crt_init_check c = crt_state_check_init(s, &at);
+  if (c == CRT_INIT_NONE || c == CRT_INIT_GONE || c == CRT_INIT_OK)
+    return crt_error(err, 0, "cannot exec in a stopped container");
+  char why[512];
+  crt_init_check_describe(s, c, at, why, sizeof why);
+  return crt_error(err, 0, "cannot exec in a stopped container: %s", why);
 }
 
 /* The runtime's side of one exec. */
