@@ -283,10 +283,11 @@ static void kill_leftovers(const crt_state *s) {
   cleanup_err crt_err *e = NULL;
   pid_t *pids = NULL;
   size_t n = 0;
-  if (crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) < 0) crt_err_free(&e);
+  bool listed = crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) == 0;
+  crt_err_free(&e);
   free(pids);
-  if (n == 0) return;
-  if (own_pidns(s)) {
+  if (listed && n == 0) return;
+  if (n && own_pidns(s)) {
     uint64_t at = 0;
     char why[512];
     crt_init_check_describe(s, crt_state_check_init(s, &at), at, why, sizeof why);

@@ -88,6 +88,7 @@ test_state_unrelated_pid_mismatched_start() {
   run_rc crt kill "$id" KILL; assert_eq 1 "$rc" "kill: $out"
   alive "$victim" || fail "kill signalled the unrelated process $victim"
   delete_quick "$id"
+  assert_contains "$out" "is not its init"; assert_contains "$out" "left in its cgroup"
   alive "$victim" || fail "delete signalled the unrelated process $victim"
   sec_gone "$id"
   kill "$victim"; wait "$victim" 2>/dev/null || true
