@@ -393,3 +393,18 @@ test_failing_hook_error_phrases() {
   done
   [ -z "$(crt list -q)" ] || fail "a failed hook left a container"
 }
+
+# Guards run_one (src/container/hooks.c): a prestart hook may write 8 MiB
+# (its stdout is a blocking pipe: no EAGAIN), and a hook that closed its
+# output and still runs is waited for without spinning: the CPU time of
+# the whole `run` (runtime and hooks) stays far below the hook's second.
+test_hook_large_output_and_idle_wait() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/sh','args':['sh','-c','exec >&- 2>&-; sleep 1']},{'path':'/bin/sh','args':['sh','-c','head -c 8388608 /dev/zero']}]}"
+  local t
+  t=$( { TIMEFORMAT='%R %U %S'; time crt run --bundle "$T/b" "$(new_id)" </dev/null >"$T/run.out" 2>&1; } 2>&1 )
+  local wall user sys; read -r wall user sys <<<"$t"
+  awk -v w="$wall" 'BEGIN{exit !(w >= 0.9)}' || fail "the idle hook was not waited for (wall $wall s)"
+  awk -v u="$user" -v s="$sys" 'BEGIN{exit !(u + s < 0.6)}' || fail "run used $user s user + $sys s system CPU time for a hook sleeping 1 s"
+  [ -z "$(cat "$T/run.out")" ] || fail "run with the hooks: $(head -c 500 "$T/run.out")"
+}
