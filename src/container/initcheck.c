@@ -27,9 +27,10 @@ static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
 }
 
 /* 1 in the cgroup (or one below it), 0 not, -1 cannot tell (no cgroup,
- * or it cannot be read). */
+ * or it cannot be read: a rootless container may have none on the
+ * hierarchy crt lists). */
 static int in_cgroup(const crt_state *s) {
-  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return -1;
+  if (!s->cgroup_path || !*s->cgroup_path) return -1;
   pid_t *pids = NULL;
   size_t n = 0;
   crt_err *err = NULL;
