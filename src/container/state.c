@@ -341,8 +341,8 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
       snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
       if (stat(mark, &st) == 0)
         return crt_error_kind(err, CRT_ERR_NO_STATE, 0,
-                              "container \"%s\" has no state: left half-deleted (a delete was interrupted; "
-                              "delete finishes it)", id);
+                              "container \"%s\" has no state (being deleted, or left half-deleted by an "
+                              "interrupted delete: delete finishes it)", id);
       if (stat(dir, &st) == 0)
         return crt_error_kind(err, CRT_ERR_NO_STATE, ENOENT,
                               "container \"%s\" has no state yet (being created, or left half-created)", id);
