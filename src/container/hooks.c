@@ -152,9 +152,10 @@ static int await_hook(pid_t pid, hook_io *io, int64_t deadline, int *status) {
     /* no pidfd (kernel < 5.3): the exit is looked for every 20 ms */
     if (pidfd < 0 && (wait_ms < 0 || wait_ms > 20)) wait_ms = 20;
     if (poll(p, 3, wait_ms) < 0 && errno != EINTR) {
-      /* cannot poll the pipes: stop reading them, wait for the exit */
+      /* cannot poll (ENOMEM): stop reading the pipes, look for the exit
+       * every 20 ms */
       p[0].fd = p[1].fd = -1;
-      if (pidfd < 0) nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
+      nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
       continue;
     }
     if (p[0].fd >= 0 && p[0].revents && drain(io->out_fd, &io->o)) p[0].fd = -1;
