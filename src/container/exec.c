@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@ typedef struct {
   const crt_exec_opts *o;
   const crt_spec *spec;
   pid_t init_pid;
+  int init_pidfd; /* held since the init was checked: its pid cannot be reused meanwhile */
   int sync, errpipe, console;
   crt_child_report rep; /* errors go to errpipe */
   int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
@@ -101,6 +103,13 @@ static void joiner(exec_ctx *c) {
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
   if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   CHILD_TRY(&c->rep, crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err));
+  /* The init checked by load_container was alive while its namespaces
+   * were opened by pid: they were its own, not a successor's. */
+  if (syscall(SYS_pidfd_send_signal, c->init_pidfd, 0, NULL, 0) < 0 && errno == ESRCH) {
+    crt_error(&err, 0, "the container's init (pid %d) exited while exec joined its namespaces", (int)c->init_pid);
+    crt_child_fail(&c->rep, err);
+  }
+  close(c->init_pidfd);
   crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
 }
 
@@ -139,8 +148,16 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
     if (o->ignore_paused) return 0;
     return crt_error(err, 0, "cannot exec in a paused container (use --ignore-paused to override)");
   case CRT_STATUS_CREATING: return crt_error(err, 0, "cannot exec in a container that is being created");
-  default: return crt_error(err, 0, "cannot exec in a stopped container");
+  default: break;
   }
+  /* A pid that is not the init (reused, forged) is never joined: say so. */
+  uint64_t at = 0;
+  enum crt_init_check c = crt_state_check_init(s, &at);
+  if (c == CRT_INIT_NONE || c == CRT_INIT_GONE || c == CRT_INIT_OK)
+    return crt_error(err, 0, "cannot exec in a stopped container");
+  char why[512];
+  crt_init_check_describe(s, c, at, why, sizeof why);
+  return crt_error(err, 0, "cannot exec in a stopped container: %s", why);
 }
 
 /* The runtime's side of one exec. */
@@ -148,6 +165,7 @@ typedef struct {
   const crt_exec_opts *o;
   crt_state *s;
   crt_spec *spec;
+  int init_pidfd;       /* the init, checked (crt_state_check_init) once this was open */
   int ep[2], sp[2];     /* error pipe, sync socketpair: [0] ours */
   int console, ours_tty, master;
   pid_t pid;            /* the process, once the joiner sent it */
@@ -158,6 +176,10 @@ typedef struct {
 static int load_container(exec_run *x, crt_err **err) {
   const crt_exec_opts *o = x->o;
   if (crt_state_load(o->root, o->id, &x->s, err) < 0) return -1;
+  x->init_pidfd = x->s->pid > 0 ? (int)syscall(SYS_pidfd_open, x->s->pid, 0) : -1;
+  if (x->init_pidfd < 0 && errno != ESRCH && x->s->pid > 0)
+    return crt_error(err, errno, "pidfd_open of the container's init (pid %d)", (int)x->s->pid);
+  /* checked once the pidfd is held: the pidfd is the process that passed */
   if (check_status(x->s, o, err) < 0) return -1;
   if (crt_state_load_spec(x->s, &x->spec, err) < 0) return -1;
   /* The caller re-executed from the sealed copy (crt_ensure_cloned_binary):
@@ -177,7 +199,8 @@ static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
     return -1;
   if (pipe2(x->ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sp) < 0)
     return crt_error(err, errno, "pipe");
-  exec_ctx c = {.o = o, .spec = x->spec, .init_pid = x->s->pid, .sync = x->sp[1], .errpipe = x->ep[1],
+  exec_ctx c = {.o = o, .spec = x->spec, .init_pid = x->s->pid, .init_pidfd = x->init_pidfd, .sync = x->sp[1],
+                .errpipe = x->ep[1],
                 .console = x->console, .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1,
                 .use_stub = use_stub, .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
   pid_t j = fork();
@@ -265,12 +288,14 @@ static void close_run(exec_run *x) {
   if (x->console >= 0) close(x->console);
   if (x->ours_tty >= 0) close(x->ours_tty);
   if (x->master >= 0) close(x->master);
+  if (x->init_pidfd >= 0) close(x->init_pidfd);
   crt_spec_free(x->spec);
   crt_state_free(x->s);
 }
 
 int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) {
-  exec_run x = {.o = o, .ep = {-1, -1}, .sp = {-1, -1}, .console = -1, .ours_tty = -1, .master = -1};
+  exec_run x = {.o = o, .init_pidfd = -1, .ep = {-1, -1}, .sp = {-1, -1}, .console = -1, .ours_tty = -1,
+                .master = -1};
   int rc = -1;
   cleanup_err crt_err *serr = NULL;
   *exit_status = 255;

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "crt/hooks.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,15 +24,27 @@ static int64_t now_ms(void) {
 
 extern char **environ;
 
+/* Puts in_fd on 0 and out_fd on 1 and 2.  Both are first moved above 2:
+ * one of them may already sit on 0, 1 or 2 (crt started with a standard
+ * fd closed), where a plain dup2 would clobber the other or leave the
+ * fd close-on-exec. */
+static int setup_stdio(int in_fd, int out_fd) {
+  int in = fcntl(in_fd, F_DUPFD_CLOEXEC, 3), out = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+  if (in < 0 || out < 0) return -1;
+  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) return -1;
+  return 0;
+}
+
 static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, int out_fd) {
   setpgid(0, 0); /* a timeout kills the hook's whole process group */
   if (at && at->dir && chdir(at->dir) < 0) {
     dprintf(out_fd, "chdir %s: %s", at->dir, strerror(errno));
     _exit(127);
   }
-  dup2(in_fd, 0);
-  dup2(out_fd, 1);
-  dup2(out_fd, 2);
+  if (setup_stdio(in_fd, out_fd) < 0) {
+    dprintf(out_fd, "set up the hook's stdin/stdout/stderr: %s", strerror(errno));
+    _exit(127);
+  }
   crt_close_fds_from(3, NULL, 0);
   sigset_t all;
   sigemptyset(&all);
@@ -46,83 +59,181 @@ static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, i
   _exit(127);
 }
 
-/* Appends what the hook printed (last 4 KiB) into out. */
-static void drain(int fd, char *out, size_t cap, size_t *len) {
+/* What the hook printed: its last 4 KiB, for the error message. */
+typedef struct {
   char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) {
-    for (ssize_t i = 0; i < n; i++) {
-      if (*len + 1 >= cap) {
-        memmove(out, out + cap / 2, cap / 2);
-        *len -= cap / 2;
-      }
-      out[(*len)++] = buf[i];
+  size_t len;
+} hook_output;
+
+/* Reads what is there (fd is non-blocking) into o, at most 4 MiB a call
+ * (a process that writes without end cannot keep crt here); true at EOF
+ * or on an error, when the fd has nothing more to give. */
+static bool drain(int fd, hook_output *o) {
+  char buf[16384];
+  const size_t cap = sizeof o->buf;
+  for (int reads = 0; reads < 256; reads++) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno != EAGAIN;
+    if (n == 0) return true;
+    const char *p = buf;
+    if ((size_t)n >= cap) { /* only the tail of this read can survive */
+      p += (size_t)n - (cap - 1);
+      n = (ssize_t)(cap - 1);
+      o->len = 0;
+    }
+    if (o->len + (size_t)n >= cap) { /* keep the newest bytes */
+      size_t drop = o->len + (size_t)n - (cap - 1);
+      memmove(o->buf, o->buf + drop, o->len - drop);
+      o->len -= drop;
+    }
+    memcpy(o->buf + o->len, p, (size_t)n);
+    o->len += (size_t)n;
+  }
+  return false;
+}
+
+/* Our ends of the hook's pipes: its stdin (the state still to write) and
+ * its stdout and stderr (what it printed); both non-blocking. */
+typedef struct {
+  int in_fd;
+  const char *state;
+  size_t state_left;
+  int out_fd;
+  hook_output o;
+} hook_io;
+
+/* Writes what the pipe takes of the state; true when done (or the hook
+ * closed its stdin: a hook that does not read it is no error, as in runc). */
+static bool feed(hook_io *io) {
+  while (io->state_left) {
+    ssize_t n = write(io->in_fd, io->state, io->state_left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno != EAGAIN;
+    io->state += n;
+    io->state_left -= (size_t)n;
+  }
+  return true;
+}
+
+static void kill_hook(pid_t pid, int *status) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+/* The timeout left (ms, -1 none, 0 elapsed), capped for poll. */
+static int time_left(int64_t deadline) {
+  if (deadline < 0) return -1;
+  int64_t left = deadline - now_ms();
+  return left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+/* Feeds the hook its state, reads its output as it comes (a hook filling
+ * the pipe must not block) and awaits its exit on its pidfd, all in one
+ * poll set whose finished fds drop out: once the hook closed its stdout
+ * and stderr only the pidfd is watched, with what is left of the timeout
+ * (CLOCK_MONOTONIC).  Returns 1 when the timeout killed it; *status: its
+ * wait status. */
+static int await_hook(pid_t pid, hook_io *io, int64_t deadline, int *status) {
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  struct pollfd p[3] = {{.fd = io->out_fd, .events = POLLIN},
+                        {.fd = io->state_left ? io->in_fd : -1, .events = POLLOUT},
+                        {.fd = pidfd, .events = POLLIN}};
+  for (;;) {
+    if (waitpid(pid, status, WNOHANG) == pid) break;
+    int wait_ms = time_left(deadline);
+    if (wait_ms == 0) {
+      kill_hook(pid, status);
+      if (pidfd >= 0) close(pidfd);
+      return 1;
+    }
+    /* no pidfd (kernel < 5.3): the exit is looked for every 20 ms */
+    if (pidfd < 0 && (wait_ms < 0 || wait_ms > 20)) wait_ms = 20;
+    if (poll(p, 3, wait_ms) < 0 && errno != EINTR) {
+      /* cannot poll (ENOMEM): stop reading the pipes, look for the exit
+       * every 20 ms */
+      p[0].fd = p[1].fd = -1;
+      nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
+      continue;
+    }
+    if (p[0].fd >= 0 && p[0].revents && drain(io->out_fd, &io->o)) p[0].fd = -1;
+    if (p[1].fd >= 0 && p[1].revents && feed(io)) { /* all written: EOF for the hook */
+      close(io->in_fd);
+      io->in_fd = p[1].fd = -1;
     }
   }
-  out[*len] = 0;
+  if (pidfd >= 0) close(pidfd);
+  return 0;
+}
+
+/* "bad system call" for SIGSYS: Go's (and so runc's) name of a signal is
+ * strsignal's, first letter lowered. */
+static void signal_name(int sig, char *buf, size_t len) {
+  const char *s = strsignal(sig);
+  snprintf(buf, len, "%s", s ? s : "unknown signal");
+  buf[0] = (char)tolower((unsigned char)buf[0]);
+}
+
+static int status_error(int status, hook_output *o, crt_err **err) {
+  while (o->len && o->buf[o->len - 1] == '\n') o->len--;
+  o->buf[o->len] = 0;
+  const char *sep = o->len ? ", output: " : "";
+  if (WIFSIGNALED(status)) {
+    char name[64];
+    signal_name(WTERMSIG(status), name, sizeof name);
+    return crt_error(err, 0, "killed by signal %d (%s)%s%s", WTERMSIG(status), name, sep, o->buf);
+  }
+  if (WEXITSTATUS(status) != 0) return crt_error(err, 0, "exit status %d%s%s", WEXITSTATUS(status), sep, o->buf);
+  return 0;
+}
+
+static void close_pipes(int in[2], int out[2]) {
+  for (int i = 0; i < 2; i++) {
+    if (in[i] >= 0) close(in[i]);
+    if (out[i] >= 0) close(out[i]);
+  }
 }
 
 static int run_one(const crt_hook *h, const crt_hook_place *at, const char *state_json, crt_err **err) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
-  if (pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0) {
-    close(in[0]);
-    close(in[1]);
-    return crt_error(err, errno, "pipe");
+  int in[2] = {-1, -1}, out[2] = {-1, -1};
+  /* Only our ends are non-blocking: the others are the hook's stdin,
+   * stdout and stderr, and a hook must be able to write all it wants. */
+  if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0 ||
+      fcntl(out[0], F_SETFL, O_NONBLOCK) < 0) {
+    int e = errno;
+    close_pipes(in, out);
+    return crt_error(err, e, "pipe for hook %s", h->path);
   }
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
-    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return crt_error(err, e, "fork");
+    close_pipes(in, out);
+    return crt_error(err, e, "fork for hook %s", h->path);
   }
   if (pid == 0) child_exec(h, at, in[0], out[1]);
   close(in[0]);
   close(out[1]);
+  in[0] = out[1] = -1;
+  int64_t deadline = h->timeout.set ? now_ms() + h->timeout.v * 1000 : -1;
+  hook_io io = {.in_fd = in[1], .state = state_json, .state_left = strlen(state_json), .out_fd = out[0]};
+  in[1] = -1; /* io's now */
+  /* a write to a hook that exited must not kill crt */
   struct sigaction ign = {.sa_handler = SIG_IGN}, old;
   sigaction(SIGPIPE, &ign, &old);
-  crt_write_all(in[1], state_json, strlen(state_json));
-  sigaction(SIGPIPE, &old, NULL);
-  close(in[1]);
-
-  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  int64_t deadline = h->timeout.set ? now_ms() + h->timeout.v * 1000 : -1;
-  char output[4096];
-  size_t olen = 0;
-  output[0] = 0;
-  int status = 0;
-  bool timed_out = false;
-  for (;;) {
-    struct pollfd p[2] = {{.fd = out[0], .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-    int wait_ms = deadline < 0 ? 1000 : (int)(deadline - now_ms());
-    if (deadline >= 0 && wait_ms <= 0) {
-      timed_out = true;
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      break;
-    }
-    if (wait_ms > 1000 || pidfd < 0) wait_ms = pidfd < 0 ? 20 : wait_ms;
-    int r = poll(p, pidfd >= 0 ? 2 : 1, wait_ms);
-    if (r < 0 && errno != EINTR) break;
-    if (p[0].revents) drain(out[0], output, sizeof output, &olen);
-    if (p[0].revents & POLLHUP) p[0].fd = -1;
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      pid = -1;
-      break;
-    }
+  if (feed(&io)) { /* all of it fit: the hook sees EOF on its stdin now */
+    close(io.in_fd);
+    io.in_fd = -1;
   }
-  if (pid > 0) waitpid(pid, &status, 0);
-  drain(out[0], output, sizeof output, &olen);
-  close(out[0]);
-  if (pidfd >= 0) close(pidfd);
-  while (olen && output[olen - 1] == '\n') output[--olen] = 0;
+  int status = 0;
+  int timed_out = await_hook(pid, &io, deadline, &status);
+  sigaction(SIGPIPE, &old, NULL);
+  drain(out[0], &io.o); /* what it wrote just before it exited */
+  if (io.in_fd >= 0) close(io.in_fd);
+  close_pipes(in, out);
   if (timed_out) return crt_error(err, 0, "timeout after %lld seconds", (long long)h->timeout.v);
-  if (WIFSIGNALED(status))
-    return crt_error(err, 0, "killed by signal %d%s%s", WTERMSIG(status), olen ? ", output: " : "", output);
-  if (WEXITSTATUS(status) != 0)
-    return crt_error(err, 0, "exit status %d%s%s", WEXITSTATUS(status), olen ? ", output: " : "", output);
-  return 0;
+  return status_error(status, &io.o, err);
 }
 
 int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_place *at, const char *state_json,
@@ -130,7 +241,7 @@ int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_pl
   if (!hooks) return 0;
   for (size_t i = 0; i < hooks->len; i++) {
     if (run_one(&hooks->v[i], at, state_json, err) < 0)
-      return crt_error_wrap(err, "error running %s hook #%zu (%s)", kind, i, hooks->v[i].path);
+      return crt_error_wrap(err, "error running %s hook #%zu: %s", kind, i, hooks->v[i].path);
   }
   return 0;
 }
@@ -143,6 +254,6 @@ void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *st
   for (size_t i = 0; hooks && i < hooks->len; i++) {
     cleanup_err crt_err *err = NULL;
     if (run_one(&hooks->v[i], NULL, state_json, &err) < 0)
-      crt_warn("error running %s hook #%zu (%s): %s", kind, i, hooks->v[i].path, err->msg);
+      crt_warn("error running %s hook #%zu: %s: %s", kind, i, hooks->v[i].path, err->msg);
   }
 }

@@ -1,5 +1,6 @@
 /* start, kill, delete. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,18 +26,29 @@
 #include "crt/process.h"
 #include "crt/testpoint.h"
 
-/* A pidfd for the init, only if the pid still belongs to it. */
+/* A pidfd for the init, only if the pid still belongs to it: checked
+ * after the pidfd is held, so the pidfd is the process that passed. */
 static int init_pidfd(const crt_state *s) {
   if (s->pid <= 0) return -1;
   int fd = (int)syscall(SYS_pidfd_open, s->pid, 0);
   if (fd < 0) return -1;
-  bool zombie;
-  uint64_t st = crt_proc_start_time(s->pid, &zombie);
-  if (st == 0 || (s->start_time && st != s->start_time)) {
+  if (crt_state_check_init(s, NULL) != CRT_INIT_OK) {
     close(fd);
     return -1;
   }
   return fd;
+}
+
+/* "container not running", and why when state.json names a live process
+ * that is not the init (a reused or forged pid). */
+static int not_running(const crt_state *s, crt_err **err) {
+  uint64_t at = 0;
+  enum crt_init_check c = crt_state_check_init(s, &at);
+  if (c == CRT_INIT_NONE || c == CRT_INIT_GONE || c == CRT_INIT_OK)
+    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running");
+  char why[512];
+  crt_init_check_describe(s, c, at, why, sizeof why);
+  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running: %s", why);
 }
 
 static int signal_init(const crt_state *s, int sig) {
@@ -179,7 +191,7 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
      * kill --all after such a container's exit).  No cgroup: nothing left. */
     rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
   } else if (st == CRT_STATUS_STOPPED) {
-    rc = crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running");
+    rc = not_running(s, err);
   } else if (all && s->cgroup_path && *s->cgroup_path) {
     rc = crt_cgroup_kill(s->cgroup_path, sig, err);
   } else if (all) { /* no cgroup (rootless): its pid namespace */
@@ -192,8 +204,7 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     }
     free(pids);
   } else if (signal_init(s, sig) < 0) {
-    rc = errno == ESRCH ? crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running")
-                        : crt_error(err, errno, "kill pid %d", s->pid);
+    rc = errno == ESRCH ? not_running(s, err) : crt_error(err, errno, "kill pid %d", s->pid);
   } else if (st == CRT_STATUS_PAUSED && sig == SIGKILL && s->cgroup_path && *s->cgroup_path) {
     /* as runc: a frozen task's SIGKILL waits for a thaw (v1) */
     cleanup_err crt_err *e = NULL;
@@ -232,6 +243,35 @@ static bool own_pidns(const crt_state *s) {
   return own;
 }
 
+/* Removes a state directory so that, whenever this is killed, what is
+ * left says "half-deleted": the mark goes in first and out last, and
+ * state.json goes first (crt_state_load tells the two apart). */
+static int remove_state_dir(const char *dir, crt_err **err) {
+  char mark[PATH_MAX], path[PATH_MAX];
+  snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
+  int fd = open(mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return errno == ENOENT ? 0 : crt_error(err, errno, "mark %s as being deleted", dir);
+  close(fd);
+  snprintf(path, sizeof path, "%s/state.json", dir);
+  if (unlink(path) < 0 && errno != ENOENT) return crt_error(err, errno, "remove %s", path);
+  crt_test_point("delete:state");
+  DIR *d = opendir(dir);
+  if (!d) return crt_error(err, errno, "open %s", dir);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CRT_DELETING_MARK)) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (crt_rm_rf(path) < 0) {
+      int en = errno;
+      closedir(d);
+      return crt_error(err, en, "remove %s", path);
+    }
+  }
+  closedir(d);
+  if (unlink(mark) < 0 || rmdir(dir) < 0) return crt_error(err, errno, "remove %s", dir);
+  return 0;
+}
+
 static int destroy(crt_state *s, crt_err **err) {
   if (s->cgroup_path && *s->cgroup_path) {
     if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
@@ -239,8 +279,61 @@ static int destroy(crt_state *s, crt_err **err) {
   }
   crt_test_point("delete:cgroup");
   run_poststop(s);
-  if (crt_rm_rf(s->dir) < 0) return crt_error(err, errno, "remove %s", s->dir);
-  return 0;
+  return remove_state_dir(s->dir, err);
+}
+
+/* A stopped container whose cgroup still holds processes: those of a
+ * container sharing a pid namespace (a pod's), which die with it as in
+ * runc; or, with a pid namespace of its own, the processes of an init that
+ * state.json no longer names (the state lies: a reused or forged pid).
+ * Either way they are the container's and die, so that the cgroup can go
+ * (no wait on a busy cgroup, no leaked init).  A failure is runc's warning
+ * too: the rmdir's error says the rest. */
+static void kill_leftovers(const crt_state *s) {
+  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return;
+  cleanup_err crt_err *e = NULL;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  bool listed = crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) == 0;
+  crt_err_free(&e);
+  free(pids);
+  if (listed && n == 0) return;
+  if (n && own_pidns(s)) {
+    uint64_t at = 0;
+    char why[512];
+    crt_init_check_describe(s, crt_state_check_init(s, &at), at, why, sizeof why);
+    crt_warn("delete %s: %s, but %zu process(es) were left in its cgroup: killing them", s->id, why, n);
+  }
+  if (crt_cgroup_kill(s->cgroup_path, SIGKILL, &e) < 0) crt_warn("delete %s: %s", s->id, e->msg);
+}
+
+/* Whether a delete was interrupted in the directory (remove_state_dir's mark). */
+static bool half_deleted(const char *dir) {
+  char mark[PATH_MAX];
+  snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
+  return access(mark, F_OK) == 0;
+}
+
+/* A directory without a usable state.json: half-made, half-deleted or
+ * corrupt.  Kills and removes what the rescue file names, then the
+ * directory: on delete --force, or to finish an interrupted delete. */
+static int delete_stateless(const char *root, const char *id, bool force, crt_err **lerr, crt_err **err) {
+  char dir[PATH_MAX];
+  if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
+  if (!force && !half_deleted(dir)) {
+    *err = crt_steal(*lerr);
+    return -1;
+  }
+  crt_state *r = NULL;
+  if (crt_state_load_rescue(root, id, &r) == 0) {
+    cleanup_err crt_err *derr = NULL;
+    if (crt_state_status(r) != CRT_STATUS_STOPPED && stop_container(r, "delete", &derr) < 0)
+      crt_warn("delete %s: %s", id, derr->msg);
+    if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
+      crt_warn("%s", derr->msg);
+    crt_state_free(r);
+  }
+  return remove_state_dir(dir, err);
 }
 
 int crt_container_delete(const char *root, const char *id, bool force, crt_err **err) {
@@ -253,41 +346,32 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
       if (force) return 0;
       return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
     }
-    if (!force) return crt_err_move(err, &lerr);
-    /* Half-made or corrupt: kill and remove what the rescue file names,
-     * then the directory. */
-    char dir[PATH_MAX];
-    if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
-    crt_state *r = NULL;
-    if (crt_state_load_rescue(root, id, &r) == 0) {
-      cleanup_err crt_err *derr = NULL;
-      if (crt_state_status(r) != CRT_STATUS_STOPPED && stop_container(r, "delete", &derr) < 0)
-        crt_warn("delete %s: %s", id, derr->msg);
-      if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
-        crt_warn("%s", derr->msg);
-      crt_state_free(r);
+    if (lerr->kind != CRT_ERR_NO_STATE) return crt_err_move(err, &lerr);
+    /* the directory stays locked while it goes */
+    lock = crt_container_lock(root, id, err);
+    if (lock < 0 && force && (*err)->kind == CRT_ERR_NOT_FOUND) { /* gone meanwhile */
+      crt_err_free(err);
+      return 0;
     }
-    if (crt_rm_rf(dir) < 0) return crt_error(err, errno, "remove %s", dir);
-    return 0;
+    if (lock < 0) return -1;
+    int rc = delete_stateless(root, id, force, &lerr, err);
+    close(lock);
+    return rc;
   }
   int rc = -1;
   enum crt_status st = crt_state_status(s);
   /* runtime-spec: deleting a container that is not stopped MUST generate an
-   * error, created ones included; runc deletes those silently, crt wants
-   * --force (docs/spec-conformance.md). */
-  if (st != CRT_STATUS_STOPPED && !force) {
+   * error, created ones included.  runc and crun kill a created one's
+   * parked init and delete it, and containerd's shim relies on it (a plain
+   * delete of a created task): crt does as they do (docs/spec-conformance.md).
+   * Running and paused ones still want --force, as in runc. */
+  if (st != CRT_STATUS_STOPPED && st != CRT_STATUS_CREATED && !force) {
     crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", id,
                    crt_status_name(st));
     goto out;
   }
   if (st != CRT_STATUS_STOPPED && stop_container(s, "delete", err) < 0) goto out;
-  if (st == CRT_STATUS_STOPPED && crt_cgroup_exists(s->cgroup_path) && !own_pidns(s)) {
-    /* As runc: processes left in the cgroup of a container that shares a
-     * pid namespace (a pod's) die with it; otherwise rmdir stays EBUSY.
-     * A failure is runc's warning too: the rmdir's error says the rest. */
-    cleanup_err crt_err *kerr = NULL;
-    if (crt_cgroup_kill(s->cgroup_path, SIGKILL, &kerr) < 0) crt_warn("delete %s: %s", id, kerr->msg);
-  }
+  if (st == CRT_STATUS_STOPPED) kill_leftovers(s);
   crt_test_point("delete:killed");
   rc = destroy(s, err);
 out:

@@ -82,13 +82,7 @@ uint64_t crt_proc_start_time(pid_t pid, bool *zombie) {
   return strtoull(p, NULL, 10);
 }
 
-static bool init_alive(const crt_state *s) {
-  if (s->pid <= 0) return false;
-  bool zombie;
-  uint64_t st = crt_proc_start_time(s->pid, &zombie);
-  if (st == 0 || zombie) return false;
-  return s->start_time == 0 || st == s->start_time;
-}
+static bool init_alive(const crt_state *s) { return crt_state_check_init(s, NULL) == CRT_INIT_OK; }
 
 enum crt_status crt_state_status(const crt_state *s) {
   if (!init_alive(s)) return CRT_STATUS_STOPPED;
@@ -217,7 +211,9 @@ int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {
   s->start_time = st;
   s->cgroup_path = strdup(cg);
   s->dir = strdup(dir);
-  s->ready = true;
+  /* unknown: a half-made container's init may not be in its cgroup yet,
+   * and must still be found (crt_state_check_init) */
+  s->ready = false;
   *out = s;
   return 0;
 }
@@ -341,6 +337,12 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   if (crt_read_file(path, 1 << 20, &buf, &len, &rerr) < 0) {
     if (rerr->errnum == ENOENT) {
       struct stat st;
+      char mark[PATH_MAX + 16];
+      snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
+      if (stat(mark, &st) == 0)
+        return crt_error_kind(err, CRT_ERR_NO_STATE, 0,
+                              "container \"%s\" has no state (being deleted, or left half-deleted by an "
+                              "interrupted delete: delete finishes it)", id);
       if (stat(dir, &st) == 0)
         return crt_error_kind(err, CRT_ERR_NO_STATE, ENOENT,
                               "container \"%s\" has no state yet (being created, or left half-created)", id);

@@ -475,4 +475,64 @@ test_help_layout() {
   assert_eq "   runc - Open Container Initiative runtime" "$("$T/runc" -h | sed -n 2p)" "help as runc"
   assert_eq "   runc checkpoint - checkpoint a running container" "$("$T/runc" checkpoint -h | sed -n 2p)"
   return 0
+# Guards crt_container_delete (src/container/lifecycle.c): a plain delete
+# of a created container kills its parked init and deletes it, as runc and
+# crun do (containerd's shim deletes a created task that way); one of a
+# running container still fails, with runc's message and status.
+test_delete_created_without_force() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  crt create --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq created "$(state_field "$id" status)"
+  run_rc crt delete "$id"; assert_eq 0 "$rc" "delete of a created container: $out"
+  wait_eval "! kill -0 $pid || grep -q '^State:.*Z' /proc/$pid/status" || fail "parked init $pid survived"
+  run_rc crt state "$id"; assert_eq 1 "$rc" "state after delete: $out"
+  crt run -d --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  run_rc crt delete "$id"; assert_eq 1 "$rc" "delete of a running container"
+  assert_contains "$out" "cannot delete container $id that is not stopped: running"
+  assert_eq running "$(state_field "$id" status)" "a refused delete has no effect"
+  crt delete -f "$id" || fail "delete -f"
+}
+
+# hook_fails KIND SCRIPT: runs a container whose second KIND hook runs
+# `sh -c SCRIPT`; sets $out and $rc.
+hook_fails() {
+  bundle_edit "$T/b" "c['hooks']={'$1':[{'path':'/bin/true'},{'path':'/bin/sh','args':['sh','-c','$2']}]}"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+}
+
+# Guards crt_hooks_run_at (src/container/hooks.c): a failing hook's error
+# holds runc's phrases, "error running ... hook #N", the exit status, and
+# for a hook killed by SIGSYS (a seccomp kill) "bad system call".  crt, as
+# current runc, also names the kind: "error running prestart hook #1:".
+test_failing_hook_error_phrases() {
+  make_bundle "$T/b" true
+  local kind
+  for kind in prestart createRuntime; do
+    hook_fails "$kind" 'echo to-stdout; echo to-stderr >&2; exit 3'
+    assert_eq 1 "$rc" "$kind hook exiting 3: $out"
+    [[ $out =~ error\ running( $kind)?\ hook\ \#1: ]] || fail "$kind: no 'error running hook #1:' in: $out"
+    assert_contains "$out" "exit status 3"; assert_contains "$out" "to-stderr"
+    if is_crt; then assert_contains "$out" "error running $kind hook #1: /bin/sh: exit status 3"; fi
+    hook_fails "$kind" 'kill -SYS $$'
+    assert_eq 1 "$rc" "$kind hook killed by SIGSYS: $out"
+    assert_contains "$out" "bad system call"
+  done
+  [ -z "$(crt list -q)" ] || fail "a failed hook left a container"
+}
+
+# Guards run_one (src/container/hooks.c): a prestart hook may write 8 MiB
+# (its stdout is a blocking pipe: no EAGAIN), and a hook that closed its
+# output and still runs is waited for without spinning: the CPU time of
+# the whole `run` (runtime and hooks) stays far below the hook's second.
+test_hook_large_output_and_idle_wait() {
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/sh','args':['sh','-c','exec >&- 2>&-; sleep 1']},{'path':'/bin/sh','args':['sh','-c','head -c 8388608 /dev/zero']}]}"
+  local t
+  t=$( { TIMEFORMAT='%R %U %S'; time crt run --bundle "$T/b" "$(new_id)" </dev/null >"$T/run.out" 2>&1; } 2>&1 )
+  local wall user sys; read -r wall user sys <<<"$t"
+  awk -v w="$wall" 'BEGIN{exit !(w >= 0.9)}' || fail "the idle hook was not waited for (wall $wall s)"
+  awk -v u="$user" -v s="$sys" 'BEGIN{exit !(u + s < 0.6)}' || fail "run used $user s user + $sys s system CPU time for a hook sleeping 1 s"
+  [ -z "$(cat "$T/run.out")" ] || fail "run with the hooks: $(head -c 500 "$T/run.out")"
 }

@@ -480,8 +480,10 @@ observer() {
         "$PY" -I -c 'import json,sys; json.loads(sys.argv[1])' "$o" 2>/dev/null || echo "state JSON: ${o:0:200}" >>"$1"
       else
         # A container between mkdir and its first state.json reads as
-        # "half-created" (reported: racy, not a parse error); counted.
-        case $o in *"does not exist"*) ;; *"has no state yet"*) echo "$id" >>"$T/obs.half" ;; *) echo "state $id: $o" >>"$1" ;; esac
+        # "half-created" (reported: racy, not a parse error); counted.  One
+        # whose delete removed state.json but not yet its directory reads
+        # as "half-deleted": as racy, and as true.
+        case $o in *"does not exist"*|*"half-deleted"*) ;; *"has no state yet"*) echo "$id" >>"$T/obs.half" ;; *) echo "state $id: $o" >>"$1" ;; esac
       fi
     fi
     n=$((n+1))

@@ -1,0 +1,82 @@
+/* Is the pid in state.json still the container's init?  state.json can lie
+ * (pid reuse, an interrupted write, a forgery by whoever can write the
+ * state root): before crt signals a pid or joins its namespaces it checks
+ * the pid against everything crt itself recorded, and a pid that fails is
+ * not the init: the container counts as stopped. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "crt/cgroup.h"
+#include "crt/container.h"
+
+/* The pid and start time of the rescue file `init` in the state
+ * directory; false when there is none (or it cannot be read). */
+static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
+  char path[4096];
+  if (!s->dir || snprintf(path, sizeof path, "%s/init", s->dir) >= (int)sizeof path) return false;
+  FILE *f = fopen(path, "re");
+  if (!f) return false;
+  int p = 0;
+  unsigned long long st = 0;
+  bool ok = fscanf(f, "%d %llu", &p, &st) == 2;
+  fclose(f);
+  *pid = p;
+  *start = st;
+  return ok;
+}
+
+/* 1 in the cgroup (or one below it), 0 not, -1 cannot tell (no cgroup,
+ * or it cannot be read: a rootless container may have none on the
+ * hierarchy crt lists). */
+static int in_cgroup(const crt_state *s) {
+  if (!s->cgroup_path || !*s->cgroup_path) return -1;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  crt_err *err = NULL;
+  if (crt_cgroup_pids(s->cgroup_path, &pids, &n, &err) < 0) {
+    crt_err_free(&err);
+    return -1;
+  }
+  int found = 0;
+  for (size_t i = 0; i < n && !found; i++) found = pids[i] == s->pid;
+  free(pids);
+  return found;
+}
+
+enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_start) {
+  if (actual_start) *actual_start = 0;
+  if (s->pid <= 0) return CRT_INIT_NONE;
+  bool zombie;
+  uint64_t st = crt_proc_start_time(s->pid, &zombie);
+  if (actual_start) *actual_start = st;
+  if (st == 0 || zombie) return CRT_INIT_GONE;
+  /* create records the start time with the pid: none recorded is no proof */
+  if (s->start_time == 0 || st != s->start_time) return CRT_INIT_REUSED;
+  pid_t rpid;
+  uint64_t rstart;
+  if (rescue_init(s, &rpid, &rstart) && (rpid != s->pid || rstart != s->start_time)) return CRT_INIT_UNRECORDED;
+  /* Until create finishes the init may not have joined its cgroup yet (v1
+   * moves it after the clone); from then on it never leaves that subtree. */
+  if (s->ready && in_cgroup(s) == 0) return CRT_INIT_OUTSIDE_CGROUP;
+  return CRT_INIT_OK;
+}
+
+void crt_init_check_describe(const crt_state *s, enum crt_init_check c, uint64_t actual_start, char *buf,
+                             size_t len) {
+  switch (c) {
+  case CRT_INIT_OK: snprintf(buf, len, "pid %d is the container's init", s->pid); break;
+  case CRT_INIT_NONE: snprintf(buf, len, "no init recorded"); break;
+  case CRT_INIT_GONE: snprintf(buf, len, "its init (pid %d) has exited", s->pid); break;
+  case CRT_INIT_REUSED:
+    snprintf(buf, len, "pid %d is not its init (that process started at %llu, the init at %llu)", s->pid,
+             (unsigned long long)actual_start, (unsigned long long)s->start_time);
+    break;
+  case CRT_INIT_UNRECORDED:
+    snprintf(buf, len, "pid %d is not its init (state.json and the rescue file %s/init disagree)", s->pid, s->dir);
+    break;
+  case CRT_INIT_OUTSIDE_CGROUP:
+    snprintf(buf, len, "pid %d is not its init (not in the container's cgroup %s)", s->pid, s->cgroup_path);
+    break;
+  }
+}
