@@ -475,6 +475,8 @@ test_help_layout() {
   assert_eq "   runc - Open Container Initiative runtime" "$("$T/runc" -h | sed -n 2p)" "help as runc"
   assert_eq "   runc checkpoint - checkpoint a running container" "$("$T/runc" checkpoint -h | sed -n 2p)"
   return 0
+}
+
 # Guards crt_container_delete (src/container/lifecycle.c): a plain delete
 # of a created container kills its parked init and deletes it, as runc and
 # crun do (containerd's shim deletes a created task that way); one of a
