@@ -64,11 +64,12 @@ static int desc_mount(crt_ckpt_desc *d, char **f, int nf) {
   return m->kind && m->key && m->arg ? 0 : -1;
 }
 
-/* One line, split on tabs in place. */
+/* One line, split on tabs in place (empty fields kept). */
 static int desc_line(crt_ckpt_desc *d, char *line) {
   char *f[5];
   int nf = 0;
-  for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && nf < 5; t = strtok_r(NULL, "\t", &save)) f[nf++] = t;
+  for (char *t; nf < 5 && (t = strsep(&line, "\t"));) f[nf++] = t;
+  if (line) return -1; /* more fields than any record has */
   if (nf == 0) return 0;
   if (!strcmp(f[0], "id") && nf == 2) return (d->id = strdup(f[1])) ? 0 : -1;
   if (!strcmp(f[0], "tty") && nf == 2) return (d->tty = strdup(f[1])) ? 0 : -1;
