@@ -1,6 +1,7 @@
 /* crt checkpoint / restore: the flags of runc 1.1 (the work is in
  * src/container/checkpoint.c and restore.c). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +155,11 @@ static int restore_parse(int argc, char **argv, crt_restore_opts *o, restore_fla
   return -1;
 }
 
+/* criu runs its action scripts with stdio closed: a hook's pipes must not
+ * land on 0-2. */
 static int notify(const char *id) {
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd) return 1;
   cleanup_err crt_err *err = NULL;
   if (crt_restore_notify(crt_g.root, id, getenv("CRTOOLS_SCRIPT_ACTION"), &err) < 0) return crt_fail(err);
   return 0;

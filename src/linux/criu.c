@@ -56,9 +56,30 @@ void crt_args_free(crt_args *a) {
 
 const char *crt_criu_binary(const char *flag) { return flag && *flag ? flag : "criu"; }
 
+/* A message crt's action script logged into criu's log (logfmt
+ * `level=error msg="..."`): the cause when a script failed. */
+static char *script_error(const char *line, size_t l) {
+  const char *m = memmem(line, l, "level=error msg=\"", 17);
+  if (!m) return NULL;
+  m += 17;
+  const char *end = line + l;
+  while (end > m && end[-1] != '"') end--;
+  if (end <= m) return NULL;
+  char *out = strndup(m, (size_t)(end - 1 - m));
+  if (!out) return NULL;
+  char *w = out;
+  for (const char *r = out; *r; r++) { /* logfmt's \" and \\ */
+    if (*r == '\\' && (r[1] == '"' || r[1] == '\\')) r++;
+    *w++ = *r;
+  }
+  *w = 0;
+  return out;
+}
+
 /* The lines of criu's log that say what failed: "Error (file:line): ...",
- * the last few, joined; the RLIMIT_NOFILE complaint criu makes on every
- * run in a container-capable but limited host is noise. */
+ * the last few, joined, after the error of crt's own action script if it
+ * logged one; the RLIMIT_NOFILE complaint criu makes on every run in a
+ * container-capable but limited host is noise. */
 static char *log_errors(const char *log) {
   char *buf = NULL;
   size_t len = 0;
@@ -70,18 +91,22 @@ static char *log_errors(const char *log) {
   enum { KEEP = 3 };
   const char *keep[KEEP] = {0};
   size_t klen[KEEP] = {0}, n = 0;
+  char *out = NULL;
   for (char *line = buf; line && *line;) {
     char *nl = strchr(line, '\n');
     size_t l = nl ? (size_t)(nl - line) : strlen(line);
     const char *p = memmem(line, l, "Error (", 7);
-    if (p && !memmem(line, l, "RLIMIT_NOFILE", 13)) {
+    char *se = script_error(line, l);
+    if (se) {
+      free(out);
+      out = se;
+    } else if (p && !memmem(line, l, "RLIMIT_NOFILE", 13)) {
       keep[n % KEEP] = p;
       klen[n % KEEP] = l - (size_t)(p - line);
       n++;
     }
     line = nl ? nl + 1 : NULL;
   }
-  char *out = NULL;
   size_t first = n > KEEP ? n - KEEP : 0;
   for (size_t i = first; i < n; i++) {
     char *next = NULL;

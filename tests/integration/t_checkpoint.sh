@@ -154,3 +154,142 @@ test_checkpoint_cgroup_with_limits() {
   [ ! -d "/sys/fs/cgroup/memory/$id2-cg" ] || fail "delete left the cgroup"
   kdat_cleanup
 }
+
+test_checkpoint_refused_cases_leave_the_container() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id c; id=$(new_id); c=$(new_id)
+  run_rc ck checkpoint --image-path "$T/img0" "$(new_id)"
+  [ $rc != 0 ] || fail "checkpoint of a missing container succeeded"
+  # created, not running
+  ck create -b "$T/b" "$c" 0< <(:) > >(cat >"$T/cout") 2>&1 || fail "create"
+  run_rc ck checkpoint --image-path "$T/img1" "$c"
+  [ $rc != 0 ] || fail "checkpoint of a created container succeeded"
+  assert_eq created "$(state_field "$c" status)" "created container after refused checkpoint"
+  is_crt && assert_contains "$out" "not running"
+  ck delete -f "$c"
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  local pid; pid=$(state_field "$id" pid)
+  # a CRIU that fails `criu check`
+  printf '#!/bin/sh\necho "Error (criu/kerndat.c:1): cannot run here" >&2\nexit 1\n' >"$T/badcriu"
+  chmod +x "$T/badcriu"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/badcriu" checkpoint --image-path "$T/img2" "$id"
+  [ $rc != 0 ] || fail "checkpoint with a failing criu succeeded"
+  is_crt && assert_contains "$out" "check failed: Error (criu/kerndat.c:1): cannot run here"
+  # --pre-dump needs dirty-memory tracking; --lazy-pages is not supported
+  if ! "$CK_CRIU" check --feature mem_dirty_track >/dev/null 2>&1; then
+    run_rc ck checkpoint --pre-dump --image-path "$T/img3" "$id"
+    [ $rc != 0 ] || fail "--pre-dump succeeded on a kernel without dirty-memory tracking"
+    is_crt && assert_contains "$out" "--pre-dump needs the kernel's dirty-memory tracking"
+  fi
+  if is_crt; then
+    run_rc ck checkpoint --lazy-pages --image-path "$T/img4" "$id"
+    [ $rc != 0 ] || fail "--lazy-pages succeeded"
+    assert_contains "$out" "--lazy-pages is not supported"
+  fi
+  assert_eq running "$(state_field "$id" status)" "status after the refused checkpoints"
+  assert_eq "$pid" "$(state_field "$id" pid)" "pid after the refused checkpoints"
+  ck delete -f "$id"
+  kdat_cleanup
+}
+
+# criu cannot dump a host file as stdio (it is outside the container's
+# mounts): the dump fails, and the container goes on as before.
+test_checkpoint_failed_dump_keeps_running() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id; id=$(new_id)
+  ck run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run: $(cat "$T/out")"
+  counts "$T/out"
+  local pid; pid=$(state_field "$id" pid)
+  run_rc ck checkpoint --image-path "$T/img" "$id"
+  [ $rc != 0 ] || fail "checkpoint of a container with a host file as stdio succeeded"
+  is_crt && assert_contains "$out" "criu dump failed"
+  assert_eq running "$(state_field "$id" status)" "status after the failed checkpoint"
+  assert_eq "$pid" "$(state_field "$id" pid)" "pid after the failed checkpoint"
+  local n; n=$(last_line "$T/out")
+  wait_eval "[ \$(last_line '$T/out') -gt $((n + 1)) ]" || fail "the container stopped counting after a failed checkpoint"
+  ck delete -f "$id"
+  kdat_cleanup
+}
+
+# restore_left_nothing ID: no state, no cgroup, no process of the id
+restore_left_nothing() {
+  run_rc ck state "$1"
+  [ $rc != 0 ] || fail "failed restore left a container: $out"
+  is_crt || return 0
+  [ -z "$(find /sys/fs/cgroup -maxdepth 3 -type d -name "$1*" 2>/dev/null)" ] || fail "failed restore left a cgroup"
+  [ ! -e "$CRT_ROOT/$1" ] || fail "failed restore left $CRT_ROOT/$1"
+}
+
+test_restore_bad_input_leaves_nothing() {
+  setup_ck
+  make_bundle "$T/b" sh -c 'i=0; while true; do i=$((i+1)); echo $i > /data/count; sleep 0.2; done'
+  mkdir -p "$T/data"
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/data','type':'bind','source':'$T/data','options':['rbind','rw']})"
+  local id r; id=$(new_id); r=$(new_id)
+  run_rc ck restore -d -b "$T/b" --image-path "$T/none" "$r"
+  [ $rc != 0 ] || fail "restore from a missing image directory succeeded"
+  is_crt && assert_contains "$out" "image directory $T/none: No such file or directory"
+  restore_left_nothing "$r"
+  mkdir "$T/empty"
+  run_rc ck restore -d -b "$T/b" --image-path "$T/empty" "$r"
+  [ $rc != 0 ] || fail "restore from an empty directory succeeded"
+  is_crt && assert_contains "$out" "holds no checkpoint"
+  restore_left_nothing "$r"
+  run_piped "$id" "$T/b" "$T/out"
+  wait_eval "[ \$(cat '$T/data/count') -ge 2 ]" || fail "no count"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  # an image of another container: this bundle has no /data mount
+  counting_bundle "$T/other"
+  run_rc restore_piped "$r" "$T/other" "$T/img" "$T/o1"
+  [ $rc != 0 ] || fail "restore into a bundle without the image's bind mount succeeded"
+  is_crt && assert_contains "$out" "has a bind mount at /data that the bundle $T/other does not have"
+  restore_left_nothing "$r"
+  is_crt && {
+    run_rc restore_piped "$r" "$T/b" "$T/img" "$T/o2" --lazy-pages
+    [ $rc != 0 ] || fail "--lazy-pages restore succeeded"
+    assert_contains "$out" "--lazy-pages is not supported"
+    restore_left_nothing "$r"
+  }
+  # a prestart hook that fails at restore: criu aborts, nothing stays
+  bundle_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/sh','args':['sh','-c','exit 3']}]}"
+  local before; before=$(cat "$T/data/count")
+  run_rc restore_piped "$r" "$T/b" "$T/img" "$T/o3"
+  [ $rc != 0 ] || fail "restore with a failing prestart hook succeeded"
+  is_crt && assert_contains "$out" "error running prestart hook #0 (/bin/sh): exit status 3"
+  restore_left_nothing "$r"
+  sleep 0.5
+  assert_eq "$before" "$(cat "$T/data/count")" "count after the failed restore (a process was left)"
+  kdat_cleanup
+}
+
+# The restored container is created and started again: prestart and
+# createRuntime run at criu's setup-namespaces with the restored init's pid,
+# poststart after it (crt; runc 1.1 runs the first two only), poststop at
+# delete.
+test_restore_runs_hooks() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  bundle_edit "$T/b" "c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','cat > $T/'+k+'.json']}] for k in ('prestart','createRuntime','poststart','poststop')}"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  local pid; pid=$(state_field "$id2" pid)
+  local k
+  for k in prestart createRuntime; do
+    [ -s "$T/$k.json" ] || fail "$k hook did not run at restore"
+    assert_eq "$pid" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$T/$k.json")" "$k hook's pid"
+    assert_eq "$id2" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/$k.json")" "$k hook's id"
+  done
+  if is_crt; then
+    [ -s "$T/poststart.json" ] || fail "poststart hook did not run at restore"
+    assert_contains "$(cat "$T/poststart.json")" '"status":"running"'
+  fi
+  ck delete -f "$id2"
+  [ -s "$T/poststop.json" ] || fail "poststop hook did not run at delete"
+  kdat_cleanup
+}
