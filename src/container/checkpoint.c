@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crt/cgroup.h"
@@ -209,8 +210,10 @@ static int describe_stdio(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
     link[n] = 0;
     if (!field_ok(link)) continue;
     if (!(d->stdio[i] = strdup(link))) return crt_error(err, ENOMEM, "checkpoint description");
+    /* a pty slave (majors 136-143) on the container's devpts, whose
+     * master is the console socket's receiver's: criu's external tty */
     struct stat st;
-    if (!d->tty && !strncmp(link, "/dev/pts/", 9) && stat(p, &st) == 0 && S_ISCHR(st.st_mode) &&
+    if (!d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
         asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
       return crt_error(err, ENOMEM, "checkpoint description");
   }
@@ -225,6 +228,8 @@ static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, 
     if (crt_mount_is_bind(m) && add_mount(d, "bind", m->destination, "", err) < 0) return -1;
   }
   if (cgroup_mounts(s->pid, d, err) < 0) return -1;
+  /* the terminal's slave bound over /dev/console: restore binds the new one */
+  if (d->tty && add_mount(d, "console", "/dev/console", "", err) < 0) return -1;
   const crt_namespace *net = crt_spec_namespace(spec, CRT_NS_NETWORK);
   d->ext_netns = net && net->path && *net->path;
   const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID);

@@ -51,7 +51,8 @@ typedef struct {
   char *images, *work, *bundle, *rootfs;
   char dir[PATH_MAX];   /* the state directory, "" until made by us */
   char croot[PATH_MAX]; /* <dir>/criu-root */
-  int lock, netns, console, slave;
+  char slave_name[64];  /* the new terminal's slave, for /dev/console */
+  int lock, netns, slave;
   bool cgroup_made;
 } rctx;
 
@@ -168,9 +169,9 @@ static int open_console(rctx *c, crt_err **err) {
   cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, err);
   if (sock < 0) return -1;
   cleanup_close int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  char name[64];
+  char *name = c->slave_name;
   if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
-  if (grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, name, sizeof name) != 0)
+  if (grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, name, sizeof c->slave_name) != 0)
     return crt_error(err, errno, "unlock pty");
   /* not O_CLOEXEC: criu inherits it */
   if ((c->slave = open(name, O_RDWR | O_NOCTTY)) < 0) return crt_error(err, errno, "open %s", name);
@@ -229,6 +230,10 @@ static int mount_args(crt_args *a, const rctx *c, crt_err **err) {
     if (!strcmp(m->kind, "bind")) {
       const crt_mount *bm = bind_at(c->spec, m->key);
       crt_args_addf(a, "--external=mnt[%s]:%s", m->key, bm->source);
+      continue;
+    }
+    if (!strcmp(m->kind, "console")) {
+      if (c->slave >= 0) crt_args_addf(a, "--external=mnt[%s]:%s", m->key, c->slave_name);
       continue;
     }
     const char *cg = c->s->cgroup_path;
@@ -375,7 +380,7 @@ static int restore(rctx *c, crt_err **err) {
 }
 
 int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) {
-  rctx c = {.o = o, .lock = -1, .netns = -1, .console = -1, .slave = -1};
+  rctx c = {.o = o, .lock = -1, .netns = -1, .slave = -1};
   int rc = restore(&c, err);
   if (rc < 0) {
     crt_error_wrap(err, "restore %s", o->id);

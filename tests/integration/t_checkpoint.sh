@@ -293,3 +293,36 @@ test_restore_runs_hooks() {
   [ -s "$T/poststop.json" ] || fail "poststop hook did not run at delete"
   kdat_cleanup
 }
+
+# ck_recv_tty NAME: a console-socket receiver (tests/lib/recvtty.c) on
+# $T/NAME.sock writing what the terminal shows to $T/NAME.out.
+ck_recv_tty() {
+  [ -x "$T/recvtty" ] || cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "cannot build recvtty"
+  timeout 30 "$T/recvtty" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+  wait_for test -s "$T/$1.pid" || fail "recvtty $1 did not start: $(cat "$T/$1.err")"
+}
+
+# A terminal container (console socket): the restored process gets a new
+# terminal whose master goes to the restore's --console-socket.
+test_checkpoint_terminal_console_socket() {
+  setup_ck
+  counting_bundle "$T/b"
+  bundle_edit "$T/b" "c['process']['terminal']=True"
+  local id id2; id=$(new_id); id2=$(new_id)
+  ck_recv_tty t1
+  ck run -d -b "$T/b" --console-socket "$T/t1.sock" "$id" </dev/null >/dev/null 2>"$T/run.err" || fail "run: $(cat "$T/run.err")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t1.out' | wc -l) -ge 2 ]" || fail "no counting on the terminal"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  local n; n=$(tr -d '\r' <"$T/t1.out" | tail -n1)
+  run_rc ck restore -d -b "$T/b" --image-path "$T/img" "$id2" </dev/null
+  [ $rc != 0 ] || fail "restore of a terminal image without --console-socket succeeded"
+  is_crt && assert_contains "$out" "--console-socket is required"
+  restore_left_nothing "$id2"
+  ck_recv_tty t2
+  ck restore -d -b "$T/b" --image-path "$T/img" --console-socket "$T/t2.sock" "$id2" </dev/null >/dev/null 2>"$T/r.err" ||
+    fail "restore: $(cat "$T/r.err"; tail -3 "$T/img/restore.log")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t2.out' | wc -l) -ge 2 ]" || fail "no counting on the new terminal: $(cat "$T/t2.out")"
+  assert_eq $((n + 1)) "$(tr -d '\r' <"$T/t2.out" | head -n1)" "first count on the new terminal"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
