@@ -326,3 +326,47 @@ test_checkpoint_terminal_console_socket() {
   ck delete -f "$id2"
   kdat_cleanup
 }
+
+# A network namespace joined by path stays the bundle's: criu gets it as
+# its external (runc: extRootNetNS).
+test_checkpoint_joined_netns() {
+  setup_ck
+  unshare -n sleep 60 &
+  local holder=$!
+  wait_eval "[ \"\$(readlink /proc/$holder/ns/net)\" != \"\$(readlink /proc/self/ns/net)\" ]" || fail "no netns holder"
+  counting_bundle "$T/b"
+  bundle_edit "$T/b" "[n.__setitem__('path','/proc/$holder/ns/net') for n in c['linux']['namespaces'] if n['type']=='network']"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  local pid; pid=$(state_field "$id2" pid)
+  assert_eq "$(readlink /proc/$holder/ns/net)" "$(readlink /proc/$pid/ns/net)" "restored process's network namespace"
+  counts "$T/out2"
+  ck delete -f "$id2"
+  kill "$holder"; wait "$holder" 2>/dev/null
+  kdat_cleanup
+}
+
+# Without --detach, restore stays in the foreground as run does: the exit
+# status is the process's, and the container is deleted after it.
+test_restore_foreground() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  ck restore -b "$T/b" --image-path "$T/img" "$id2" 0< <(:) > >(cat >"$T/out2") 2>"$T/err2" &
+  local fg=$!
+  wait_eval "[ \"\$(state_field $id2 status)\" = running ]" || fail "not restored: $(cat "$T/err2")"
+  counts "$T/out2"
+  ck kill "$id2" KILL
+  local rc=0
+  wait "$fg" || rc=$?
+  assert_eq 137 "$rc" "foreground restore's exit status"
+  run_rc ck state "$id2"
+  [ $rc != 0 ] || fail "foreground restore left the container: $out"
+  kdat_cleanup
+}
