@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -241,4 +242,24 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
   if (remount_ro_later(rootfd, cfg->spec, err) < 0) return -1;
   if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
   return apply_root_propagation(cfg, err);
+}
+
+/* As runc's reOpenDevNull: stdio that is a null device from outside (the
+ * caller's /dev/null, e.g. conmon's stdin) is replaced by the container's
+ * own, so that no process of the container holds a file of a host mount
+ * (CRIU cannot dump one: "Can't lookup mount").  Only a real null device
+ * (char 1:3) in the container is used. */
+int crt_rootfs_reopen_dev_null(crt_err **err) {
+  cleanup_close int fd = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return 0; /* no /dev/null in the container: nothing to swap in */
+  struct stat null_st, st;
+  if (fstat(fd, &null_st) < 0) return crt_error(err, errno, "stat the container's /dev/null");
+  if (!S_ISCHR(null_st.st_mode) || null_st.st_rdev != makedev(1, 3)) return 0;
+  if (fcntl(fd, F_SETFL, 0) < 0) return crt_error(err, errno, "the container's /dev/null: clear O_NONBLOCK");
+  for (int i = 0; i < 3; i++) {
+    if (fstat(i, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != null_st.st_rdev) continue;
+    if (st.st_dev == null_st.st_dev && st.st_ino == null_st.st_ino) continue;
+    if (dup3(fd, i, 0) < 0) return crt_error(err, errno, "reopen fd %d on the container's /dev/null", i);
+  }
+  return 0;
 }
