@@ -94,8 +94,11 @@ static int lazy_unsupported(void) {
   return crt_fail(err);
 }
 
+static void go_style_flags(int argc, char **argv, const struct option *opts);
+
 static int checkpoint_parse(int argc, char **argv, crt_checkpoint_opts *o, bool *lazy) {
   int c;
+  go_style_flags(argc, argv, checkpoint_opts);
   while ((c = crt_getopt(argc, argv, "+h", checkpoint_opts, argv[0])) != -1) {
     int r = common_flag(c, argv[0], &o->c, lazy);
     if (r < 0) return 1;
@@ -131,8 +134,27 @@ typedef struct {
   bool lazy, detach, no_subreaper, notify;
 } restore_flags;
 
+/* Go's flag syntax, which urfave/cli (runc) accepts and go-runc uses:
+ * containerd's shim passes "-no-subreaper".  A single-dash word that names
+ * one of our long flags becomes "--word" (the strings live until exit). */
+static void go_style_flags(int argc, char **argv, const struct option *opts) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] == '-' || strlen(a) < 3) continue;
+    size_t n = strcspn(a + 1, "=");
+    for (const struct option *o = opts; o->name; o++) {
+      char *d = NULL;
+      if (strlen(o->name) == n && !strncmp(o->name, a + 1, n) && asprintf(&d, "-%s", a) >= 0) {
+        argv[i] = d;
+        break;
+      }
+    }
+  }
+}
+
 static int restore_parse(int argc, char **argv, crt_restore_opts *o, restore_flags *f) {
   int c;
+  go_style_flags(argc, argv, restore_opts);
   while ((c = crt_getopt(argc, argv, "+b:dh", restore_opts, argv[0])) != -1) {
     int r = common_flag(c, argv[0], &o->c, &f->lazy);
     if (r < 0) return 1;
