@@ -54,8 +54,19 @@ int crt_ckpt_desc_save(const char *dir, const crt_ckpt_desc *d, crt_err **err) {
   return crt_write_file_atomic(path, text, strlen(text), 0600, err);
 }
 
+/* A record restore may act on: a cgroup record names a hierarchy (one
+ * path component: restore binds /sys/fs/cgroup/NAME/<cgroup>), a console
+ * record is /dev/console; bind records must match the bundle's mounts. */
+static bool mount_record_ok(const char *kind, const char *key, const char *arg) {
+  if (key[0] != '/') return false;
+  if (!strcmp(kind, "bind")) return true;
+  if (!strcmp(kind, "console")) return !strcmp(key, "/dev/console");
+  if (strcmp(kind, "cgroup")) return false;
+  return !strchr(arg, '/') && strcmp(arg, ".") && strcmp(arg, "..");
+}
+
 static int desc_mount(crt_ckpt_desc *d, char **f, int nf) {
-  if (nf != 4) return -1;
+  if (nf != 4 || !mount_record_ok(f[1], f[2], f[3])) return -1;
   crt_ckpt_mount *m = realloc(d->mounts, (d->n_mounts + 1) * sizeof *m);
   if (!m) return -1;
   d->mounts = m;
@@ -72,8 +83,8 @@ static int desc_line(crt_ckpt_desc *d, char *line) {
   for (char *t; nf < 5 && (t = strsep(&line, "\t"));) f[nf++] = t;
   if (line) return -1; /* more fields than any record has */
   if (nf == 0) return 0;
-  if (!strcmp(f[0], "id") && nf == 2) return (d->id = strdup(f[1])) ? 0 : -1;
-  if (!strcmp(f[0], "tty") && nf == 2) return (d->tty = strdup(f[1])) ? 0 : -1;
+  if (!strcmp(f[0], "id") && nf == 2 && !d->id) return (d->id = strdup(f[1])) ? 0 : -1;
+  if (!strcmp(f[0], "tty") && nf == 2 && !d->tty) return (d->tty = strdup(f[1])) ? 0 : -1;
   if (!strcmp(f[0], "netns") && nf == 2) return (d->ext_netns = true) ? 0 : -1;
   if (!strcmp(f[0], "mount")) return desc_mount(d, f, nf);
   if (!strcmp(f[0], "stdio") && nf == 3) {
@@ -102,7 +113,10 @@ int crt_ckpt_desc_load(const char *dir, crt_ckpt_desc *d, crt_err **err) {
       return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: line %d: not understood", path, n);
     }
   }
-  if (!d->id) return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: no container id", path);
+  if (!d->id) {
+    crt_ckpt_desc_free(d);
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: no container id", path);
+  }
   return 0;
 }
 

@@ -388,6 +388,9 @@ int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) 
   } else {
     *pid = c.s->pid;
     rmdir(c.croot);
+    char script[PATH_MAX + 32];
+    snprintf(script, sizeof script, "%s/criu-notify.sh", c.dir);
+    unlink(script);
   }
   if (c.lock >= 0) close(c.lock);
   if (c.netns >= 0) close(c.netns);

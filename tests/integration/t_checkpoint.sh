@@ -370,3 +370,20 @@ test_restore_foreground() {
   [ $rc != 0 ] || fail "foreground restore left the container: $out"
   kdat_cleanup
 }
+
+# stdin on the caller's /dev/null (conmon does this): the init reopens the
+# container's own /dev/null (runc's reOpenDevNull), which CRIU can dump.
+test_checkpoint_stdin_dev_null() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id id2; id=$(new_id); id2=$(new_id)
+  ck run -d -b "$T/b" "$id" </dev/null > >(cat >"$T/out") 2>&1 || fail "run: $(cat "$T/out")"
+  counts "$T/out"
+  local pid; pid=$(state_field "$id" pid)
+  [ "$(stat -L -c %d:%i "/proc/$pid/fd/0")" != "$(stat -L -c %d:%i /dev/null)" ] || fail "stdin is still the host's /dev/null"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  counts "$T/out2"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
