@@ -247,9 +247,14 @@ static int mount_args(crt_args *a, const rctx *c, crt_err **err) {
 
 static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **err) {
   const crt_restore_opts *o = c->o;
+  /* The cgroup is crt's, made from the config before criu runs; as in
+   * runc 1.1 (whose restore leaves criu in its default, soft, mode), the
+   * mode is not passed: strict would refuse the cgroup crt made. */
+  crt_criu_opts co = o->c;
+  co.manage_cgroups_mode = NULL;
   crt_args_add(a, o->c.criu);
   crt_args_add(a, "restore");
-  if (crt_ckpt_common_args(a, &o->c, c->images, c->work, log, err) < 0) return -1;
+  if (crt_ckpt_common_args(a, &co, c->images, c->work, log, err) < 0) return -1;
   crt_args_addf(a, "--root=%s", c->croot);
   crt_args_add(a, "--restore-detached");
   crt_args_add(a, "--restore-sibling");
