@@ -388,3 +388,44 @@ test_checkpoint_stdin_dev_null() {
   ck delete -f "$id2"
   kdat_cleanup
 }
+
+# A pre-dump chain: pre-dump (memory only, the container keeps running),
+# then a dump on top of it with --parent-path.  With dirty-memory tracking
+# (not on this kernel) it runs for real and the restore goes on counting;
+# without, crt's part is checked against a stand-in criu that records its
+# arguments (crt only: runc asks criu over RPC).
+test_pre_dump_chain() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  if "$CK_CRIU" check --feature mem_dirty_track >/dev/null 2>&1; then
+    ck checkpoint --pre-dump --image-path "$T/img/1" "$id" || fail "pre-dump: $(tail -3 "$T/img/1/pre-dump.log")"
+    assert_eq running "$(state_field "$id" status)" "status after --pre-dump"
+    ck checkpoint --parent-path ../1 --image-path "$T/img/2" "$id" || fail "dump: $(tail -3 "$T/img/2/dump.log")"
+    local n; n=$(last_line "$T/out")
+    restore_piped "$id2" "$T/b" "$T/img/2" "$T/out2" || fail "restore: $(tail -3 "$T/img/2/restore.log")"
+    counts "$T/out2"
+    assert_eq $((n + 1)) "$(first_line "$T/out2")" "first count after restore from the chain"
+    ck delete -f "$id2"
+  else
+    is_crt || { ck delete -f "$id"; return 0; }
+    printf '#!/bin/sh\n[ "$1" = check ] && exit 0\necho "$*" >>"%s/args"\nexit 0\n' "$T" >"$T/criu"
+    chmod +x "$T/criu"
+    "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/criu" checkpoint --pre-dump --image-path "$T/img/1" "$id" || fail "pre-dump"
+    assert_eq running "$(state_field "$id" status)" "status after --pre-dump"
+    [ ! -e "$T/img/1/crt-checkpoint.txt" ] || fail "a pre-dump is not a checkpoint to restore from"
+    "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/criu" checkpoint --leave-running --parent-path ../1 --image-path "$T/img/2" "$id" ||
+      fail "dump on the pre-dump"
+    assert_contains "$(sed -n 1p "$T/args")" "pre-dump --tree=$(state_field "$id" pid)"
+    assert_contains "$(sed -n 1p "$T/args")" "--images-dir=$T/img/1"
+    assert_contains "$(sed -n 1p "$T/args")" "--track-mem"
+    assert_not_contains "$(sed -n 1p "$T/args")" "--leave-running"
+    assert_contains "$(sed -n 2p "$T/args")" "dump --tree="
+    assert_contains "$(sed -n 2p "$T/args")" "--track-mem --prev-images-dir=../1 --leave-running"
+    [ -s "$T/img/2/crt-checkpoint.txt" ] || fail "no description written by the dump"
+    ck delete -f "$id"
+  fi
+  kdat_cleanup
+}
