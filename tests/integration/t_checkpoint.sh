@@ -59,8 +59,11 @@ test_checkpoint_restore_goes_on_counting() {
   run_rc ck state "$id"
   [ $rc != 0 ] || fail "the checkpointed container still exists: $out"
   local n; n=$(last_line "$T/out1")
+  bundle_edit "$T/b" "c['annotations']={'org.example.ck':'yes'}"
   restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
   assert_eq running "$(state_field "$id2" status)" "restored status"
+  assert_eq "{'org.example.ck': 'yes'}" "$(state_field "$id2" annotations)" "restored state's annotations"
+  assert_eq "$T/b" "$(state_field "$id2" bundle)" "restored state's bundle"
   local pid; pid=$(state_field "$id2" pid)
   kill -0 "$pid" || fail "restored pid $pid not alive"
   counts "$T/out2"
