@@ -58,6 +58,10 @@ test_checkpoint_restore_goes_on_counting() {
   ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(cat "$T/img/dump.log" 2>/dev/null | tail -5)"
   run_rc ck state "$id"
   [ $rc != 0 ] || fail "the checkpointed container still exists: $out"
+  if command -v crit >/dev/null; then # the images are CRIU's own: crit reads them
+    crit show "$T/img/pstree.img" >"$T/pstree.json" || fail "crit show pstree.img"
+    assert_contains "$(cat "$T/pstree.json")" '"magic": "PSTREE"'
+  fi
   local n; n=$(last_line "$T/out1")
   bundle_edit "$T/b" "c['annotations']={'org.example.ck':'yes'}"
   restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
