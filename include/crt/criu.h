@@ -28,10 +28,11 @@ const char *crt_criu_binary(const char *flag);
  * what criu printed. */
 int crt_criu_check(const char *criu, const char *feature, crt_err **err);
 
-/* Runs in the child between fork and exec (restore: a private mount
- * namespace, the rootfs bound where criu wants it); returns 0, or -1 with a
- * message in msg. */
-typedef int (*crt_criu_setup_fn)(void *arg, char *msg, size_t len);
+/* Runs in the child between fork and exec, after the parent's before_exec
+ * (restore: a private mount namespace, the rootfs bound where criu wants
+ * it, arguments only the child can know added to args, its own copy);
+ * returns 0, or -1 with a message in msg. */
+typedef int (*crt_criu_setup_fn)(void *arg, crt_args *args, char *msg, size_t len);
 
 typedef struct {
   crt_criu_setup_fn setup; /* NULL: none */

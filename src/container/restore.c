@@ -273,7 +273,6 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
   crt_args_add(a, "--restore-sibling");
   crt_args_add(a, "--evasive-devices");
   crt_args_addf(a, "--pidfile=%s/criu.pid", c->dir);
-  if (c->s->cgroup_path && *c->s->cgroup_path) crt_args_addf(a, "--cgroup-root=%s", c->s->cgroup_path);
   char script[PATH_MAX + 32];
   if (write_action_script(c, script, sizeof script, err) < 0) return -1;
   crt_args_addf(a, "--action-script=%s", script);
@@ -287,10 +286,37 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
   return 0;
 }
 
+/* runc's criuApplyCgroups: criu, already in the container's cgroup, is
+ * told each hierarchy's path of its own (/proc/self/cgroup) as the root to
+ * restore into: "--cgroup-root CTRL:PATH", the unified one without CTRL.
+ * A hierarchy crt made no cgroup in (v1 ones on a cgroup2 mount) keeps
+ * criu's own, existing cgroup. */
+static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
+  FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f) {
+    snprintf(msg, len, "open /proc/self/cgroup: %s", strerror(errno));
+    return -1;
+  }
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
+    if (!path) continue;
+    *path++ = 0;
+    ctrls++;
+    if (!*ctrls) crt_args_addf(a, "--cgroup-root=%s", path);
+    for (char *save = NULL, *t = strtok_r(ctrls, ",", &save); t; t = strtok_r(NULL, ",", &save))
+      crt_args_addf(a, "--cgroup-root=%s:%s", t, path);
+  }
+  fclose(f);
+  return 0;
+}
+
 /* In criu's child: a mount namespace of its own, where the rootfs is bound
  * on criu-root; whatever criu leaves mounted dies with that namespace. */
-static int child_setup(void *arg, char *msg, size_t len) {
+static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
   const rctx *c = arg;
+  if (c->s->cgroup_path && *c->s->cgroup_path && cgroup_root_args(args, msg, len) < 0) return -1;
   if (unshare(CLONE_NEWNS) < 0) {
     snprintf(msg, len, "unshare mount namespace for criu: %s", strerror(errno));
     return -1;

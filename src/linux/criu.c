@@ -123,7 +123,8 @@ static void child(crt_args *args, const crt_criu_run_opts *o, int go, int errpip
   char msg[512] = "";
   char c;
   if (read(go, &c, 1) != 1) _exit(1); /* the parent gave up */
-  if (o->setup && o->setup(o->setup_arg, msg, sizeof msg) < 0) {
+  if (o->setup && (o->setup(o->setup_arg, args, msg, sizeof msg) < 0 || args->oom)) {
+    if (!*msg) snprintf(msg, sizeof msg, "criu arguments: out of memory");
     if (write(errpipe, msg, strlen(msg)) < 0) _exit(1);
     _exit(1);
   }
