@@ -249,6 +249,14 @@ test_restore_bad_input_leaves_nothing() {
   run_piped "$id" "$T/b" "$T/out"
   wait_eval "[ \$(cat '$T/data/count') -ge 2 ]" || fail "no count"
   ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  # the id of a container that exists: refused, that container untouched
+  local other; other=$(new_id)
+  ck create -b "$T/b" "$other" 0< <(:) > >(cat >"$T/cout") 2>&1 || fail "create $other"
+  run_rc restore_piped "$other" "$T/b" "$T/img" "$T/o0"
+  [ $rc != 0 ] || fail "restore under the id of an existing container succeeded"
+  is_crt && assert_contains "$out" "container with id exists: $other"
+  assert_eq created "$(state_field "$other" status)" "the existing container after the refused restore"
+  ck delete -f "$other"
   # an image of another container: this bundle has no /data mount
   counting_bundle "$T/other"
   run_rc restore_piped "$r" "$T/other" "$T/img" "$T/o1"
