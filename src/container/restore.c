@@ -117,7 +117,7 @@ static int match_bundle(rctx *c, crt_err **err) {
     return crt_error_kind(err, CRT_ERR_INVALID, 0, "the image (of container %s) %s a network namespace by path; the bundle %s %s",
                           c->d.id, c->d.ext_netns ? "joined" : "did not join", c->bundle,
                           net_path ? "joins one" : "does not");
-  if (c->d.tty && !c->o->console_socket && !c->o->c.shell_job)
+  if (c->d.tty && !c->o->console_socket)
     return crt_error_kind(err, CRT_ERR_INVALID, 0, "the image (of container %s) has a terminal: --console-socket is required",
                           c->d.id);
   if (!c->d.tty && c->o->console_socket)
