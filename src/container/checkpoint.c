@@ -214,8 +214,10 @@ static int cgroup_mounts(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
   return 0;
 }
 
-/* stdio and the terminal: what restore reconnects. */
-static int describe_stdio(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
+/* stdio and, for a container with process.terminal, its terminal: what
+ * restore reconnects.  Another tty as stdio (the caller's, with run -d from
+ * a shell) is criu's --shell-job case, as with runc. */
+static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **err) {
   for (int i = 0; i < 3; i++) {
     char p[64], link[PATH_MAX];
     snprintf(p, sizeof p, "/proc/%d/fd/%d", pid, i);
@@ -227,7 +229,7 @@ static int describe_stdio(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
     /* a pty slave (majors 136-143) on the container's devpts, whose
      * master is the console socket's receiver's: criu's external tty */
     struct stat st;
-    if (!d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
+    if (terminal && !d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
         asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
       return crt_error(err, ENOMEM, "checkpoint description");
   }
@@ -236,7 +238,7 @@ static int describe_stdio(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
 
 static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, crt_err **err) {
   if (!(d->id = strdup(s->id))) return crt_error(err, ENOMEM, "checkpoint description");
-  if (describe_stdio(s->pid, d, err) < 0) return -1;
+  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, err) < 0) return -1;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
     if (crt_mount_is_bind(m) && add_mount(d, "bind", m->destination, "", err) < 0) return -1;
