@@ -10,12 +10,14 @@ set -eu
 # (sd-bus header; the library is dlopened), dbus-daemon/python3-dbus/python3-gi
 # (the mock systemd of the --systemd-cgroup tests), docker.io/buildah (real
 # clients), containernetworking-plugins/python3-grpcio/python3-grpc-tools
-# (the Kubernetes CRI tests: CNI plugins and a small CRI client).
+# (the Kubernetes CRI tests: CNI plugins and a small CRI client), criu
+# (checkpoint/restore; on kernels newer than Debian's criu knows, its
+# libraries serve ../shared/criu/criu: docs/checkpoint.md).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
       runc crun containerd podman conmon catatonit clang libclang-rt-14-dev uidmap passwd strace
       libsystemd-dev dbus-daemon python3-dbus python3-gi docker.io buildah
-      containernetworking-plugins python3-grpcio python3-grpc-tools)
+      containernetworking-plugins python3-grpcio python3-grpc-tools criu)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

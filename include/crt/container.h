@@ -87,9 +87,6 @@ char *crt_state_json(const crt_state *s, enum crt_status st, bool pretty);
 /* flock on the directory <root>/<id>, exclusive; returns the fd (O_CLOEXEC). */
 int crt_container_lock(const char *root, const char *id, crt_err **err);
 
-/* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
- * *zombie set when the state is Z or X. */
-uint64_t crt_proc_start_time(pid_t pid, bool *zombie);
 
 /* The config is fixed at create (runtime-spec: later changes to the
  * bundle's config.json MUST NOT affect the container): create saves the

@@ -1,10 +1,12 @@
-/* The kernel's per-process tables, one reader each: /proc/<pid>/cgroup and
+/* The kernel's per-process tables, one reader each: /proc/<pid>/cgroup,
+ * /proc/<pid>/stat's start time and
  * /proc/self/mountinfo (through libmount, which unescapes "\040" and the
  * other octal escapes of paths). */
 #ifndef CRT_PROCINFO_H
 #define CRT_PROCINFO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -43,5 +45,9 @@ int crt_mountinfo_read(crt_mountinfo *out, crt_err **err);
 void crt_mountinfo_free(crt_mountinfo *mi);
 /* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);
+
+/* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
+ * *zombie set when the state is Z or X. */
+uint64_t crt_proc_start_time(pid_t pid, bool *zombie);
 
 #endif

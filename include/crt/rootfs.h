@@ -45,6 +45,9 @@ int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err);
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err);
 /* After pivot: read-only root, maskedPaths, readonlyPaths. */
 int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err);
+/* After pivot: fds 0-2 that are an outside null device become the
+ * container's /dev/null (runc's reOpenDevNull; CRIU needs it). */
+int crt_rootfs_reopen_dev_null(crt_err **err);
 
 /* Opens path inside root without leaving it (openat2 RESOLVE_IN_ROOT, or a
  * safe component walk).  With mkdir/mkfile the missing parts are created

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/container.h"
 #include "crt/execfifo.h"

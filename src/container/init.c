@@ -169,6 +169,7 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   CRT_STAGE(c->stages, "createContainer hooks (%zu)", spec->hooks ? spec->hooks->create_container.len : 0);
   if (mntns) {
     CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
+    CHILD_TRY(r, crt_rootfs_reopen_dev_null(&err));
   } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
     crt_error(&err, errno, "chroot %s", c->rootfs);
     crt_child_fail(r, err);

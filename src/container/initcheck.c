@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/container.h"
 

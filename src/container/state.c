@@ -15,6 +15,7 @@
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
+#include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/container.h"
 #include "crt/execfifo.h"
@@ -56,31 +57,6 @@ void crt_state_free(crt_state *s) {
   free(s);
 }
 
-uint64_t crt_proc_start_time(pid_t pid, bool *zombie) {
-  char path[64], buf[1024];
-  if (zombie) *zombie = false;
-  if (pid <= 0) return 0;
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  /* comm may contain spaces and parentheses: parse after the last ')'. */
-  char *p = strrchr(buf, ')');
-  if (!p || p[1] != ' ') return 0;
-  p += 2;
-  char state = *p;
-  if (zombie && (state == 'Z' || state == 'X' || state == 'x')) *zombie = true;
-  /* fields: 3 state ... 22 starttime; we are at field 3 */
-  for (int field = 3; field < 22; field++) {
-    p = strchr(p, ' ');
-    if (!p) return 0;
-    p++;
-  }
-  return strtoull(p, NULL, 10);
-}
 
 static bool init_alive(const crt_state *s) { return crt_state_check_init(s, NULL) == CRT_INIT_OK; }
 

@@ -1,10 +1,12 @@
 /* The one reader of /proc/<pid>/cgroup and of /proc/self/mountinfo. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libmount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crt/fs.h"
 #include "crt/procinfo.h"
@@ -122,4 +124,30 @@ bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag) {
   for (const char *p = e->optional; p && *p; p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL)
     if (strncmp(p, tag, l) == 0 && (p[l] == ':' || p[l] == ' ' || p[l] == 0)) return true;
   return false;
+}
+
+uint64_t crt_proc_start_time(pid_t pid, bool *zombie) {
+  char path[64], buf[1024];
+  if (zombie) *zombie = false;
+  if (pid <= 0) return 0;
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  /* comm may contain spaces and parentheses: parse after the last ')'. */
+  char *p = strrchr(buf, ')');
+  if (!p || p[1] != ' ') return 0;
+  p += 2;
+  char state = *p;
+  if (zombie && (state == 'Z' || state == 'X' || state == 'x')) *zombie = true;
+  /* fields: 3 state ... 22 starttime; we are at field 3 */
+  for (int field = 3; field < 22; field++) {
+    p = strchr(p, ' ');
+    if (!p) return 0;
+    p++;
+  }
+  return strtoull(p, NULL, 10);
 }

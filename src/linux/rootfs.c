@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -140,11 +141,11 @@ static int move_root(const char *rootfs, crt_err **err) {
   return 0;
 }
 
-/* The null device maskedPaths files are bound from: the host's, taken
- * before pivot_root while the container's /dev cannot stand in for it
- * (its "null" may be a symlink to the very file being masked:
- * CVE-2025-31133).  A detached clone, consumed by crt_rootfs_finalize;
- * -1 when it could not be had (finalize then checks the container's). */
+/* The null device maskedPaths files are bound from when the container's
+ * /dev/null is not the null device (it may be a symlink to the very file
+ * being masked: CVE-2025-31133): the host's, taken before pivot_root.  A
+ * detached clone, consumed by crt_rootfs_finalize; -1 when it could not be
+ * had (a file mask then fails). */
 static int g_null_tree = -1;
 static bool g_null_attached; /* g_null_tree's mount is in our namespace now */
 
@@ -218,36 +219,41 @@ static int readonly_path(int rootfd, size_t i, const char *path, crt_err **err) 
   return remount_ro(now, NULL, path, err);
 }
 
-/* The source of a file mask, as a mount to attach: the host's null
- * device (the clone made before pivot_root, then clones of that once it
- * is attached), else the container's /dev/null if it is the null device
- * and not a symlink.  Anything else is refused, never followed. */
-static int null_source(int rootfd, crt_err **err) {
-  if (g_null_tree >= 0) {
-    int fd = g_null_attached
-                 ? (int)syscall(SYS_open_tree, g_null_tree, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
-                 : fcntl(g_null_tree, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0) return crt_error(err, errno, "clone the null device");
-    return fd;
+/* The container's /dev/null, if it is the null device and not a symlink:
+ * the mask is bound from this very fd, so nothing is looked up again.
+ * Preferred to the host's, as runc does: a mask from the container's own
+ * /dev keeps the mount tree one CRIU can dump. -1 when it is not. */
+static int container_null(int rootfd) {
+  crt_err *e = NULL;
+  int fd = crt_open_in_root(rootfd, "/dev/null", O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, &e);
+  crt_err_free(&e);
+  if (fd >= 0 && !is_devnull(fd)) {
+    close(fd);
+    return -1;
   }
-  cleanup_close int fd = crt_open_in_root(rootfd, "/dev/null", O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, err);
-  if (fd < 0) return crt_error_wrap(err, "no null device to mask with");
-  if (!is_devnull(fd)) return crt_error(err, EPERM, "no null device to mask with: /dev/null is not char 1:3");
-  return crt_steal_fd(fd);
+  return fd;
 }
 
+/* A file mask is bound from the container's null device when it is one,
+ * else from the host's (the clone made before pivot_root, then clones of
+ * that once it is attached).  Anything else is refused, never followed. */
 static int mask_file(int rootfd, int target, const char *path, crt_err **err) {
-  cleanup_close int src = null_source(rootfd, err);
-  if (src < 0) return crt_error_wrap(err, "mask %s", path);
-  if (g_null_tree >= 0) {
-    if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  char s[32], t[32];
+  cleanup_close int own = container_null(rootfd);
+  if (own >= 0) {
+    if (mount(crt_fd_path(s, own), crt_fd_path(t, target), NULL, MS_BIND, NULL) < 0)
       return crt_error(err, errno, "mask %s", path);
-    g_null_attached = true; /* from now on cloned: a mount attaches once */
     return 0;
   }
-  char s[32], t[32];
-  if (mount(crt_fd_path(s, src), crt_fd_path(t, target), NULL, MS_BIND, NULL) < 0)
+  if (g_null_tree < 0)
+    return crt_error(err, EPERM, "mask %s: no null device to mask with: /dev/null is not char 1:3", path);
+  cleanup_close int src = g_null_attached
+                              ? (int)syscall(SYS_open_tree, g_null_tree, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
+                              : fcntl(g_null_tree, F_DUPFD_CLOEXEC, 3);
+  if (src < 0) return crt_error(err, errno, "mask %s: clone the null device", path);
+  if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return crt_error(err, errno, "mask %s", path);
+  g_null_attached = true; /* from now on cloned: a mount attaches once */
   return 0;
 }
 
@@ -297,4 +303,24 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
   if (remount_ro_later(rootfd, cfg->spec, err) < 0) return -1;
   if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
   return apply_root_propagation(cfg, err);
+}
+
+/* As runc's reOpenDevNull: stdio that is a null device from outside (the
+ * caller's /dev/null, e.g. conmon's stdin) is replaced by the container's
+ * own, so that no process of the container holds a file of a host mount
+ * (CRIU cannot dump one: "Can't lookup mount").  Only a real null device
+ * (char 1:3) in the container is used. */
+int crt_rootfs_reopen_dev_null(crt_err **err) {
+  cleanup_close int fd = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return 0; /* no /dev/null in the container: nothing to swap in */
+  struct stat null_st, st;
+  if (fstat(fd, &null_st) < 0) return crt_error(err, errno, "stat the container's /dev/null");
+  if (!S_ISCHR(null_st.st_mode) || null_st.st_rdev != makedev(1, 3)) return 0;
+  if (fcntl(fd, F_SETFL, 0) < 0) return crt_error(err, errno, "the container's /dev/null: clear O_NONBLOCK");
+  for (int i = 0; i < 3; i++) {
+    if (fstat(i, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != null_st.st_rdev) continue;
+    if (st.st_dev == null_st.st_dev && st.st_ino == null_st.st_ino) continue;
+    if (dup3(fd, i, 0) < 0) return crt_error(err, errno, "reopen fd %d on the container's /dev/null", i);
+  }
+  return 0;
 }

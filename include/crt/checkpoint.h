@@ -1,0 +1,86 @@
+/* checkpoint and restore: a running container's processes to CRIU images
+ * and back, as runc 1.1 does (docs/checkpoint.md). */
+#ifndef CRT_CHECKPOINT_H
+#define CRT_CHECKPOINT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "crt/error.h"
+
+/* What checkpoint and restore share (runc's flags of the same names). */
+typedef struct {
+  const char *criu;       /* the criu binary (--criu, default "criu") */
+  const char *image_path; /* NULL: ./checkpoint, as runc */
+  const char *work_path;  /* NULL: the image path */
+  const char *parent_path;
+  const char *page_server;         /* "IP:PORT" */
+  const char *manage_cgroups_mode; /* soft|full|strict|ignore, NULL: criu's default */
+  bool leave_running, tcp_established, ext_unix_sk, shell_job, file_locks, pre_dump, auto_dedup;
+  bool empty_netns; /* --empty-ns network */
+} crt_criu_opts;
+
+typedef struct {
+  const char *root;
+  const char *id;
+  crt_criu_opts c;
+} crt_checkpoint_opts;
+
+int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err);
+
+typedef struct {
+  const char *root;
+  const char *id;
+  const char *bundle; /* NULL: cwd */
+  const char *pid_file;
+  const char *console_socket;
+  const char *lsm_profile, *lsm_mount_context;
+  const char *self; /* crt's own binary, re-run by criu as its action script */
+  bool systemd_cgroup, rootless;
+  crt_criu_opts c;
+} crt_restore_opts;
+
+/* Restores the container (detached: the init is a child of the caller,
+ * which may wait for it); *pid: the restored init's host pid. */
+int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err);
+
+/* criu's action script (`crt restore --criu-notify ID`): runs the prestart
+ * and createRuntime hooks at setup-namespaces; other actions are no-ops. */
+int crt_restore_notify(const char *root, const char *id, const char *action, crt_err **err);
+
+/* ---- the image directory's description, written by checkpoint ---- */
+
+/* A mount criu must treat as external: its key is the mount point in the
+ * container; kind "bind" (restored from the bundle's source) or "cgroup"
+ * (restored from the new container's cgroup; arg: the hierarchy's name
+ * under /sys/fs/cgroup, "" on v2). */
+typedef struct {
+  char *kind, *key, *arg;
+} crt_ckpt_mount;
+
+typedef struct {
+  char *id;
+  char *stdio[3]; /* readlink of /proc/PID/fd/0..2: "pipe:[N]" are inherited */
+  char *tty;      /* "tty[RDEV:DEV]": stdio was a terminal (console socket) */
+  bool ext_netns; /* the network namespace was joined by path */
+  crt_ckpt_mount *mounts;
+  size_t n_mounts;
+} crt_ckpt_desc;
+
+#define CRT_CKPT_DESC "crt-checkpoint.txt"
+
+int crt_ckpt_desc_save(const char *dir, const crt_ckpt_desc *d, crt_err **err);
+int crt_ckpt_desc_load(const char *dir, crt_ckpt_desc *d, crt_err **err);
+void crt_ckpt_desc_free(crt_ckpt_desc *d);
+
+/* Parts of the criu command line both commands build. */
+struct crt_args;
+int crt_ckpt_common_args(struct crt_args *a, const crt_criu_opts *c, const char *images, const char *work,
+                         const char *log, crt_err **err);
+/* The image directory: given, or ./checkpoint; the work directory: given,
+ * or the image directory.  malloc'd. */
+int crt_ckpt_dirs(const crt_criu_opts *c, char **images, char **work, crt_err **err);
+/* `criu check`, and dirty-memory tracking when track_mem. */
+int crt_ckpt_criu_usable(const crt_criu_opts *c, bool track_mem, crt_err **err);
+
+#endif

@@ -1,0 +1,346 @@
+/* checkpoint: the container's processes dumped by `criu dump` into an image
+ * directory, with a description (crt-checkpoint.txt) of what restore must
+ * reconnect: stdio pipes, the terminal, external mounts, a joined network
+ * namespace.  Restore is restore.c. */
+#define _GNU_SOURCE
+#include "crt/checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "crt/cgroup.h"
+#include "crt/container.h"
+#include "crt/criu.h"
+#include "crt/fs.h"
+#include "crt/lifecycle.h"
+#include "crt/log.h"
+
+/* ---- the description file: one tab-separated record a line ---- */
+
+static bool field_ok(const char *s) { return s && !strpbrk(s, "\t\n"); }
+
+static int desc_text(const crt_ckpt_desc *d, char **out) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return -1;
+  fprintf(f, "id\t%s\n", d->id);
+  for (int i = 0; i < 3; i++)
+    if (d->stdio[i]) fprintf(f, "stdio\t%d\t%s\n", i, d->stdio[i]);
+  if (d->tty) fprintf(f, "tty\t%s\n", d->tty);
+  if (d->ext_netns) fprintf(f, "netns\textRootNetNS\n");
+  for (size_t i = 0; i < d->n_mounts; i++)
+    fprintf(f, "mount\t%s\t%s\t%s\n", d->mounts[i].kind, d->mounts[i].key, d->mounts[i].arg);
+  if (fclose(f) != 0) {
+    free(buf);
+    return -1;
+  }
+  *out = buf;
+  return 0;
+}
+
+int crt_ckpt_desc_save(const char *dir, const crt_ckpt_desc *d, crt_err **err) {
+  cleanup_free char *text = NULL, *path = NULL;
+  if (desc_text(d, &text) < 0 || asprintf(&path, "%s/%s", dir, CRT_CKPT_DESC) < 0)
+    return crt_error(err, ENOMEM, "checkpoint description");
+  return crt_write_file_atomic(path, text, strlen(text), 0600, err);
+}
+
+/* A record restore may act on: a cgroup record names a hierarchy (one
+ * path component: restore binds /sys/fs/cgroup/NAME/<cgroup>), a console
+ * record is /dev/console; bind records must match the bundle's mounts. */
+static bool mount_record_ok(const char *kind, const char *key, const char *arg) {
+  if (key[0] != '/') return false;
+  if (!strcmp(kind, "bind")) return true;
+  if (!strcmp(kind, "console")) return !strcmp(key, "/dev/console");
+  if (strcmp(kind, "cgroup")) return false;
+  return !strchr(arg, '/') && strcmp(arg, ".") && strcmp(arg, "..");
+}
+
+static int desc_mount(crt_ckpt_desc *d, char **f, int nf) {
+  if (nf != 4 || !mount_record_ok(f[1], f[2], f[3])) return -1;
+  crt_ckpt_mount *m = realloc(d->mounts, (d->n_mounts + 1) * sizeof *m);
+  if (!m) return -1;
+  d->mounts = m;
+  m += d->n_mounts;
+  *m = (crt_ckpt_mount){strdup(f[1]), strdup(f[2]), strdup(f[3])};
+  d->n_mounts++;
+  return m->kind && m->key && m->arg ? 0 : -1;
+}
+
+/* One line, split on tabs in place (empty fields kept). */
+static int desc_line(crt_ckpt_desc *d, char *line) {
+  char *f[5];
+  int nf = 0;
+  for (char *t; nf < 5 && (t = strsep(&line, "\t"));) f[nf++] = t;
+  if (line) return -1; /* more fields than any record has */
+  if (nf == 0) return 0;
+  if (!strcmp(f[0], "id") && nf == 2 && !d->id) return (d->id = strdup(f[1])) ? 0 : -1;
+  if (!strcmp(f[0], "tty") && nf == 2 && !d->tty) return (d->tty = strdup(f[1])) ? 0 : -1;
+  if (!strcmp(f[0], "netns") && nf == 2) return (d->ext_netns = true) ? 0 : -1;
+  if (!strcmp(f[0], "mount")) return desc_mount(d, f, nf);
+  if (!strcmp(f[0], "stdio") && nf == 3) {
+    int i = atoi(f[1]);
+    if (i < 0 || i > 2 || d->stdio[i]) return -1;
+    return (d->stdio[i] = strdup(f[2])) ? 0 : -1;
+  }
+  return -1;
+}
+
+int crt_ckpt_desc_load(const char *dir, crt_ckpt_desc *d, crt_err **err) {
+  *d = (crt_ckpt_desc){0};
+  cleanup_free char *path = NULL, *buf = NULL;
+  if (asprintf(&path, "%s/%s", dir, CRT_CKPT_DESC) < 0) return crt_error(err, ENOMEM, "checkpoint description");
+  if (crt_read_file(path, 1 << 20, &buf, NULL, err) < 0) {
+    if ((*err)->errnum == ENOENT)
+      return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: no %s: not an image made by crt checkpoint", dir,
+                            CRT_CKPT_DESC);
+    return -1;
+  }
+  int n = 0;
+  for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    n++;
+    if (desc_line(d, l) < 0) {
+      crt_ckpt_desc_free(d);
+      return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: line %d: not understood", path, n);
+    }
+  }
+  if (!d->id) {
+    crt_ckpt_desc_free(d);
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s: no container id", path);
+  }
+  return 0;
+}
+
+void crt_ckpt_desc_free(crt_ckpt_desc *d) {
+  free(d->id);
+  free(d->tty);
+  for (int i = 0; i < 3; i++) free(d->stdio[i]);
+  for (size_t i = 0; i < d->n_mounts; i++) {
+    free(d->mounts[i].kind);
+    free(d->mounts[i].key);
+    free(d->mounts[i].arg);
+  }
+  free(d->mounts);
+  *d = (crt_ckpt_desc){0};
+}
+
+/* ---- shared with restore ---- */
+
+static char *absolute(const char *p) {
+  char cwd[PATH_MAX], *out = NULL;
+  if (p[0] == '/') return strdup(p);
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  return asprintf(&out, "%s/%s", cwd, p) < 0 ? NULL : out;
+}
+
+int crt_ckpt_dirs(const crt_criu_opts *c, char **images, char **work, crt_err **err) {
+  *images = absolute(c->image_path && *c->image_path ? c->image_path : "checkpoint");
+  *work = c->work_path && *c->work_path ? absolute(c->work_path) : (*images ? strdup(*images) : NULL);
+  if (!*images || !*work) return crt_error(err, ENOMEM, "image path");
+  return 0;
+}
+
+/* "IP:PORT" -> --page-server --address IP --port PORT (runc's format). */
+static int page_server_args(crt_args *a, const char *ps, crt_err **err) {
+  const char *colon = strrchr(ps, ':');
+  if (!colon || colon == ps || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "--page-server %s: want IP:PORT", ps);
+  crt_args_add(a, "--page-server");
+  crt_args_addf(a, "--address=%.*s", (int)(colon - ps), ps);
+  crt_args_addf(a, "--port=%s", colon + 1);
+  return 0;
+}
+
+int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images, const char *work, const char *log,
+                         crt_err **err) {
+  crt_args_addf(a, "--images-dir=%s", images);
+  crt_args_addf(a, "--work-dir=%s", work);
+  crt_args_addf(a, "--log-file=%s", log);
+  crt_args_add(a, "-v4");
+  if (c->manage_cgroups_mode) crt_args_addf(a, "--manage-cgroups=%s", c->manage_cgroups_mode);
+  else crt_args_add(a, "--manage-cgroups");
+  static const struct {
+    size_t off;
+    const char *flag;
+  } flags[] = {{offsetof(crt_criu_opts, tcp_established), "--tcp-established"},
+               {offsetof(crt_criu_opts, ext_unix_sk), "--ext-unix-sk"},
+               {offsetof(crt_criu_opts, shell_job), "--shell-job"},
+               {offsetof(crt_criu_opts, file_locks), "--file-locks"},
+               {offsetof(crt_criu_opts, auto_dedup), "--auto-dedup"}};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+    if (*(const bool *)((const char *)c + flags[i].off)) crt_args_add(a, flags[i].flag);
+  if (c->empty_netns) crt_args_add(a, "--empty-ns=net");
+  if (c->page_server && page_server_args(a, c->page_server, err) < 0) return -1;
+  return 0;
+}
+
+/* ---- checkpoint ---- */
+
+static int add_mount(crt_ckpt_desc *d, const char *kind, const char *key, const char *arg, crt_err **err) {
+  if (!field_ok(key) || !field_ok(arg)) return crt_error(err, EINVAL, "mount point %s: tab or newline in its name", key);
+  char *f[4] = {"mount", (char *)kind, (char *)key, (char *)arg};
+  if (desc_mount(d, f, 4) < 0) return crt_error(err, ENOMEM, "checkpoint description");
+  return 0;
+}
+
+/* The cgroup filesystems mounted in the container (runc: the cgroup
+ * mounts are external; restore binds the new container's cgroup there). */
+static int cgroup_mounts(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/mountinfo", pid);
+  cleanup_free char *info = NULL;
+  if (crt_read_file(path, 16 << 20, &info, NULL, err) < 0) return -1;
+  for (char *save = NULL, *l = strtok_r(info, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char *f[5] = {0}, *s2 = NULL, *t = strtok_r(l, " ", &s2);
+    for (int i = 0; t && i < 5; i++, t = strtok_r(NULL, " ", &s2)) f[i] = t;
+    while (t && strcmp(t, "-")) t = strtok_r(NULL, " ", &s2);
+    char *fstype = t ? strtok_r(NULL, " ", &s2) : NULL;
+    if (!fstype || !f[4] || (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2"))) continue;
+    const char *mp = f[4];
+    /* crt mounts hierarchy NAME at <dest>/NAME, the host's name for it */
+    const char *slash = strrchr(mp, '/');
+    const char *name = !strcmp(fstype, "cgroup2") && strcmp(slash + 1, "unified") ? "" : slash + 1;
+    if (add_mount(d, "cgroup", mp, name, err) < 0) return -1;
+  }
+  return 0;
+}
+
+/* stdio and, for a container with process.terminal, its terminal: what
+ * restore reconnects.  Another tty as stdio (the caller's, with run -d from
+ * a shell) is criu's --shell-job case, as with runc. */
+static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **err) {
+  for (int i = 0; i < 3; i++) {
+    char p[64], link[PATH_MAX];
+    snprintf(p, sizeof p, "/proc/%d/fd/%d", pid, i);
+    ssize_t n = readlink(p, link, sizeof link - 1);
+    if (n < 0) continue; /* closed */
+    link[n] = 0;
+    if (!field_ok(link)) continue;
+    if (!(d->stdio[i] = strdup(link))) return crt_error(err, ENOMEM, "checkpoint description");
+    /* a pty slave (majors 136-143) on the container's devpts, whose
+     * master is the console socket's receiver's: criu's external tty */
+    struct stat st;
+    if (terminal && !d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
+        asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
+      return crt_error(err, ENOMEM, "checkpoint description");
+  }
+  return 0;
+}
+
+static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, crt_err **err) {
+  if (!(d->id = strdup(s->id))) return crt_error(err, ENOMEM, "checkpoint description");
+  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, err) < 0) return -1;
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (crt_mount_is_bind(m) && add_mount(d, "bind", m->destination, "", err) < 0) return -1;
+  }
+  if (cgroup_mounts(s->pid, d, err) < 0) return -1;
+  /* the terminal's slave bound over /dev/console: restore binds the new one */
+  if (d->tty && add_mount(d, "console", "/dev/console", "", err) < 0) return -1;
+  const crt_namespace *net = crt_spec_namespace(spec, CRT_NS_NETWORK);
+  d->ext_netns = net && net->path && *net->path;
+  const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID);
+  if (pid && pid->path && *pid->path)
+    return crt_error_kind(err, CRT_ERR_INVALID, 0,
+                          "checkpoint of a container that joins a pid namespace (%s) is not supported", pid->path);
+  return 0;
+}
+
+/* Checks before anything is dumped: criu itself, and dirty-memory tracking
+ * when the dump is incremental (pre-dump, or a dump on a parent). */
+int crt_ckpt_criu_usable(const crt_criu_opts *c, bool track_mem, crt_err **err) {
+  if (crt_criu_check(c->criu, NULL, err) < 0) return crt_error_wrap(err, "criu cannot run on this system");
+  if (track_mem && crt_criu_check(c->criu, "mem_dirty_track", err) < 0)
+    return crt_error_wrap(err, "%s needs the kernel's dirty-memory tracking (soft-dirty PTEs), which this kernel "
+                               "lacks",
+                          c->pre_dump ? "--pre-dump" : "--parent-path");
+  return 0;
+}
+
+static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, const crt_checkpoint_opts *o,
+                     const char *images, const char *work, crt_err **err) {
+  const crt_criu_opts *c = &o->c;
+  crt_args_add(a, c->criu);
+  crt_args_add(a, c->pre_dump ? "pre-dump" : "dump");
+  crt_args_addf(a, "--tree=%d", s->pid);
+  crt_args_addf(a, "--root=%s", s->rootfs);
+  cleanup_free char *log = NULL;
+  if (asprintf(&log, "%s/%s", work, c->pre_dump ? "pre-dump.log" : "dump.log") < 0)
+    return crt_error(err, ENOMEM, "criu log");
+  if (crt_ckpt_common_args(a, c, images, work, log, err) < 0) return -1;
+  if (c->pre_dump || c->parent_path) crt_args_add(a, "--track-mem");
+  if (c->parent_path) crt_args_addf(a, "--prev-images-dir=%s", c->parent_path);
+  if (c->leave_running && !c->pre_dump) crt_args_add(a, "--leave-running");
+  if (s->cgroup_path && *s->cgroup_path) {
+    cleanup_free char *fz = crt_cgroup_dir(s->cgroup_path, crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? NULL : "freezer");
+    if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
+  }
+  for (size_t i = 0; i < d->n_mounts; i++) crt_args_addf(a, "--external=mnt[%s]:%s", d->mounts[i].key, d->mounts[i].key);
+  if (d->tty) crt_args_addf(a, "--external=%s", d->tty);
+  if (d->ext_netns) {
+    char p[64];
+    struct stat st;
+    snprintf(p, sizeof p, "/proc/%d/ns/net", s->pid);
+    if (stat(p, &st) < 0) return crt_error(err, errno, "stat %s", p);
+    crt_args_addf(a, "--external=net[%llu]:extRootNetNS", (unsigned long long)st.st_ino);
+  }
+  return 0;
+}
+
+/* The dump itself, once the container is known to be running. */
+static int dump(const crt_checkpoint_opts *o, const crt_state *s, crt_err **err) {
+  crt_spec *spec = NULL;
+  crt_ckpt_desc d = {0};
+  crt_args a = {0};
+  cleanup_free char *images = NULL, *work = NULL, *log = NULL;
+  int rc = -1;
+  if (crt_ckpt_dirs(&o->c, &images, &work, err) < 0) goto out;
+  if (crt_ckpt_criu_usable(&o->c, o->c.pre_dump || o->c.parent_path, err) < 0) goto out;
+  if (crt_state_load_spec(s, &spec, err) < 0 || describe(s, spec, &d, err) < 0) goto out;
+  if (crt_mkdir_p(images, 0700, err) < 0 || crt_mkdir_p(work, 0700, err) < 0) goto out;
+  if (dump_args(&a, s, &d, o, images, work, err) < 0) goto out;
+  if (asprintf(&log, "%s/%s", work, o->c.pre_dump ? "pre-dump.log" : "dump.log") < 0) {
+    crt_error(err, ENOMEM, "criu log");
+    goto out;
+  }
+  crt_criu_run_opts ro = {.log = log};
+  if (crt_criu_run(&a, &ro, err) < 0) goto out;
+  if (!o->c.pre_dump && crt_ckpt_desc_save(images, &d, err) < 0) goto out;
+  rc = 0;
+out:
+  crt_args_free(&a);
+  crt_ckpt_desc_free(&d);
+  crt_spec_free(spec);
+  return rc;
+}
+
+int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err) {
+  if (crt_container_id_check(o->id, err) < 0) return -1;
+  int lock = crt_container_lock(o->root, o->id, err);
+  if (lock < 0) return crt_error_wrap(err, "checkpoint %s", o->id);
+  crt_state *s = NULL;
+  int rc = crt_state_load(o->root, o->id, &s, err);
+  if (rc == 0) {
+    enum crt_status st = crt_state_status(s);
+    if (st != CRT_STATUS_RUNNING && st != CRT_STATUS_PAUSED)
+      rc = crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container is not running (%s)", crt_status_name(st));
+    else rc = dump(o, s, err);
+  }
+  crt_state_free(s);
+  close(lock);
+  if (rc < 0) return crt_error_wrap(err, "checkpoint %s", o->id);
+  if (o->c.leave_running || o->c.pre_dump) return 0;
+  /* As runc: the processes are gone; the container is destroyed (cgroup,
+   * poststop hooks, state).  The lock is dropped first: delete takes it. */
+  if (crt_container_delete(o->root, o->id, true, err) < 0) return crt_error_wrap(err, "checkpoint %s: dumped", o->id);
+  return 0;
+}
