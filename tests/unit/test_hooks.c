@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "crt/procinfo.h"
 #include "crt/container.h"
 #include "crt/hooks.h"
 

@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/container.h"
 #include "crt/fs.h"
