@@ -35,8 +35,9 @@ int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err) {
   char id[64], path[PATH_MAX];
   if (exe_id(pid, id, sizeof id) < 0) {
     /* an init already gone (or a zombie) is not parked: nothing to note,
-     * its status is "stopped" (runc's create succeeds as well) */
-    if (errno == ENOENT || errno == ESRCH) return 0;
+     * its status is "stopped" (runc's create succeeds as well).  One we
+     * may not look at: the FIFO alone tells "created", as before. */
+    if (errno == ENOENT || errno == ESRCH || errno == EACCES || errno == EPERM) return 0;
     return crt_error(err, errno, "stat /proc/%d/exe (the parked init)", (int)pid);
   }
   snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
@@ -103,15 +104,19 @@ int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err) {
   return 0;
 }
 
-/* Nothing to read yet: has the init gone, or exec'd without us? */
-static int check_init(const crt_state *s, int pidfd, short revents, crt_err **err) {
-  if (pidfd >= 0 ? (revents & POLLIN) != 0 : (kill(s->pid, 0) < 0 && errno == ESRCH))
-    return crt_error(err, 0, "container init exited before the user process started");
-  if (still_parked(s->dir, s->pid) == 0)
-    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0,
-                          "cannot start an already running container: its process was started through "
-                          "the exec FIFO from elsewhere (opened by a process in the container?)");
-  return 0;
+/* The FIFO had nothing for us: has the init gone, or exec'd without us?
+ * Looked at before the read that then finds nothing, so that a byte the
+ * init wrote just before its execve is never missed (it writes first). */
+static int look_at_init(const crt_state *s, int pidfd, short revents) {
+  if (pidfd >= 0 ? (revents & POLLIN) != 0 : (kill(s->pid, 0) < 0 && errno == ESRCH)) return -1;
+  return still_parked(s->dir, s->pid) == 0 ? 1 : 0;
+}
+
+static int init_error(int seen, crt_err **err) {
+  if (seen < 0) return crt_error(err, 0, "container init exited before the user process started");
+  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0,
+                        "cannot start an already running container: its process was started through "
+                        "the exec FIFO from elsewhere (opened by a process in the container?)");
 }
 
 /* Reads the FIFO until EOF after the init's first byte; buf gets it all. */
@@ -120,6 +125,8 @@ static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t si
     struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
     int r = poll(p, pidfd >= 0 ? 2 : 1, 100);
     if (r < 0 && errno == EINTR) continue;
+    /* 0: alive and parked (or cannot tell), -1: gone, 1: exec'd */
+    int seen = r >= 0 && !p[0].revents ? look_at_init(s, pidfd, pidfd >= 0 ? p[1].revents : 0) : 0;
     ssize_t n = read(fd, buf + *len, size - 1 - *len);
     if (n < 0 && errno != EAGAIN && errno != EINTR) return crt_error(err, errno, "read exec fifo");
     if (n > 0) {
@@ -128,8 +135,7 @@ static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t si
       continue;
     }
     if (n == 0 && *len > 0) return 0; /* EOF: the init's execve closed its end */
-    /* no writer yet, or nothing written */
-    if (check_init(s, pidfd, r > 0 && pidfd >= 0 ? p[1].revents : 0, err) < 0) return -1;
+    if (seen) return init_error(seen, err); /* no writer yet, or nothing written */
   }
 }
 
