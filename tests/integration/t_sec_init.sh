@@ -49,8 +49,10 @@ fifo_fd() {
 # in the container opens the parked init's exec FIFO through /proc/1/fd
 # and so starts the user program without `start`.  state then says
 # running, and start refuses as for any running container (runc's
-# message), never calling it stopped.
+# message), never calling it stopped.  runc 1.1.5 has the same fault (its
+# state says created): crt's own rule, skipped with runc as CRT_BIN.
 test_fifo_opened_from_inside() {
+  is_crt || return 0
   make_bundle "$T/b" sleep 100
   local id; id=$(new_id)
   crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
