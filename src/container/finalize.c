@@ -93,7 +93,7 @@ int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err 
   out->seccomp_at = out->filter ? crt_seccomp_load_point(sc, p, in->parks, out->stub >= 0, &forbidden)
                                 : CRT_SECCOMP_NONE;
   if (out->seccomp_at == CRT_SECCOMP_REFUSED) /* create refused it already; never park without the filter */
-    return crt_error(err, EPERM, "linux.seccomp forbids %s, which the parked init needs", forbidden);
+    return crt_error(err, 0, "linux.seccomp forbids %s, which the parked init needs", forbidden);
   int notify_fd = -1;
   if (out->seccomp_at == CRT_SECCOMP_BEFORE_USER) {
     if (p->no_new_privileges && set_no_new_privs(err) < 0) return -1;
