@@ -12,6 +12,8 @@
 #define CRT_EXECFIFO_H
 
 #define CRT_FIFO_NAME "exec.fifo"
+/* beside it: what the parked init's /proc/PID/exe was when create ended */
+#define CRT_FIFO_PARKED_NAME "exec.parked"
 /* written by the init once start opened the FIFO */
 #define CRT_FIFO_OPENED "0"
 /* After CRT_FIFO_OPENED: a failing startContainer hook's message follows;
@@ -20,6 +22,7 @@
 
 #if __STDC_HOSTED__
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "crt/container.h"
 #include "crt/error.h"
@@ -42,12 +45,23 @@ void crt_exec_fifo_fail(int wfd, const char *msg, bool hook_failed);
 int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err);
 
 /* start: reads fd until EOF.  0: the user process was exec'd.  The
- * init's error otherwise (*hook_failed: a startContainer hook's); an init
- * that dies without writing is noticed through s's status. */
-int crt_exec_fifo_await(int fd, const crt_state *s, bool *hook_failed, crt_err **err);
+ * init's error otherwise (*hook_failed: a startContainer hook's).  pidfd
+ * (the init's, or -1) tells an init that dies without writing; an init
+ * that exec'd without writing to this reader (someone else opened the
+ * FIFO) is CRT_ERR_BAD_STATE. */
+int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed, crt_err **err);
 
-/* Whether dir still holds the FIFO (created, not started). */
+/* Whether dir still holds the FIFO (not released by start). */
 bool crt_exec_fifo_exists(const char *dir);
+
+/* create, once the init parked: records what it runs (its /proc/PID/exe). */
+int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err);
+
+/* Whether the init pid still waits on the FIFO in dir: the FIFO exists and
+ * the init has not exec'd since create (a process in the container with
+ * CAP_SYS_PTRACE can open the FIFO through /proc/1/fd and so start it
+ * without `start`).  The container's status is "created" only then. */
+bool crt_exec_fifo_waiting(const char *dir, pid_t pid);
 #endif
 
 #endif

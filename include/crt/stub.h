@@ -21,6 +21,8 @@ bool crt_stub_usable(const crt_seccomp *sc, const crt_process *p, bool start_hoo
 typedef struct {
   int stub;                         /* crt_stub_open() */
   int selffd, fifo;                 /* create: reopen the FIFO through our fd dir, or -1 */
+  int hold;                         /* create: the sync socket, closed by the stub once its filter is
+                                     * loaded (failures go there until then), or -1 */
   int errfd;                        /* exec: the error pipe, or -1 */
   const crt_seccomp_filter *filter; /* loaded by the stub, or NULL */
   int exit_code;                    /* when the stub fails */

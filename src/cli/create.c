@@ -98,7 +98,7 @@ int crt_cmd_run(int argc, char **argv) {
   /* Orphans of the container land on us and are reaped. */
   if (o.console_socket && !detach)
     return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");
-  if (!detach && !nosub) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (!detach && !nosub) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
   o.foreground_tty = !detach && !o.console_socket;
   crt_create_result res;
   cleanup_err crt_err *err = NULL;

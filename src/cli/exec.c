@@ -229,7 +229,7 @@ int crt_cmd_exec(int argc, char **argv) {
   int built = build_process(&f, &o, nargs, argv + optind + 1, argv[0], &src, &err);
   if (built > 0) goto out;
   if (built < 0) goto fail;
-  if (!o.detach) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (!o.detach) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
   int status = 255;
   if (crt_container_exec(&o, &status, &err) < 0) {
     crt_fail(err);

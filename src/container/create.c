@@ -19,8 +19,11 @@
  *   PRESTART_DONE ----------------> createContainer hooks, pivot_root,
  *                                   terminal, masked paths, user, caps
  *            <-------------------- READY
- *   state.json, pid file, exit      exec crt-stub, whose open(exec.fifo)
- *                                   blocks until `start`
+ *                                   exec crt-stub, which loads the
+ *                                   seccomp filter
+ *            <-------------------- (the socket closes)
+ *   note the parked init's exe,     open(exec.fifo) blocks until `start`
+ *   state.json, pid file, exit
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -242,6 +245,27 @@ static int await_ready(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err
   }
 }
 
+/* After READY the init loads its seccomp filter (crt_seccomp_load_point)
+ * and only then closes its end of the sync socket: until that EOF the
+ * container is not created, so a created container's init always carries
+ * its filter.  A failure until then arrives as an ERROR message (crt) or
+ * a crt-stub failure record. */
+static int await_parked(init_ctx *c, crt_err **err) {
+  char buf[CRT_SYNC_MAX + 8];
+  ssize_t n;
+  do n = recv(c->sync, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n == 0) return 0;
+  if (n < 0) return crt_error(err, errno, "read from init while it parks");
+  buf[n] = 0;
+  cleanup_free char *stub = crt_stub_message(buf);
+  if (stub) return crt_error(err, 0, "%s", stub);
+  uint32_t type = 0;
+  memcpy(&type, buf, (size_t)n < sizeof type ? (size_t)n : sizeof type);
+  if ((size_t)n > sizeof type && type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", buf + sizeof type);
+  return crt_error(err, 0, "unexpected message %u from init while it parks", type);
+}
+
 /* The parent's part, after the init exists. */
 static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   const crt_spec *spec = c->spec;
@@ -264,9 +288,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
   if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
-  if (await_ready(c, s, m, err) < 0) return -1;
-  CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up");
-  return 0;
+  if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
+  CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded");
+  /* what "still parked" means for crt_state_status */
+  return crt_exec_fifo_note_parked(s->dir, s->pid, err);
 }
 
 /* On cgroup v2 the cgroup is made before the init, which is then cloned
@@ -437,6 +462,19 @@ static void close_ctx(init_ctx *c) {
   if (c->lock >= 0) close(c->lock);
 }
 
+/* A filter the parked init could not carry (it forbids a call the init
+ * makes after loading it) is refused before anything exists: an init
+ * parked without it could be made to run any system call (issue 30). */
+static int refuse_unparkable_filter(const crt_spec *spec, bool use_stub, crt_err **err) {
+  const crt_seccomp *sc = spec->linux_ ? spec->linux_->seccomp : NULL;
+  const char *forbidden = "?";
+  if (crt_seccomp_load_point(sc, spec->process, true, use_stub, &forbidden) != CRT_SECCOMP_REFUSED) return 0;
+  return crt_error_kind(err, CRT_ERR_INVALID, 0,
+                        "linux.seccomp: with noNewPrivileges the filter is loaded before the init waits for start, "
+                        "which then still calls openat, close, write and execve; the profile forbids %s",
+                        forbidden);
+}
+
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
   crt_stages st = {0};
   CRT_STAGES_BEGIN(&st, "create");
@@ -450,7 +488,9 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
    * does when the init is visible to other processes while it runs crt. */
   bool use_stub = crt_stub_usable(spec->linux_ ? spec->linux_->seccomp : NULL, spec->process,
                                   spec->hooks && spec->hooks->start_container.len);
-  if ((!use_stub || joins_pid_ns(spec) || !spec->process) && crt_ensure_cloned_binary(o->argv, err) < 0) {
+  if (refuse_unparkable_filter(spec, use_stub, err) < 0 ||
+      ((!use_stub || joins_pid_ns(spec) || !spec->process) && crt_ensure_cloned_binary(o->argv, err) < 0)) {
+    crt_error_wrap(err, "create %s", o->id);
     crt_spec_free(spec);
     return -1;
   }

@@ -47,7 +47,9 @@ static void exec_process(exec_ctx *c) {
   const crt_process *p = c->o->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* PR_SET_PDEATHSIG fails only for an invalid signal; a runtime that
+   * died before it is noticed at the next crt_sync_expect (EOF). */
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
@@ -70,12 +72,12 @@ static void exec_process(exec_ctx *c) {
                          .sync = c->sync};
   crt_finalized fo;
   CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
-  prctl(PR_SET_PDEATHSIG, 0);
+  (void)prctl(PR_SET_PDEATHSIG, 0); /* cannot fail: 0 is a valid signal */
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
   if (fo.stub >= 0) {
-    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .errfd = c->errpipe,
-                        .filter = fo.filter_pending ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
+    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .hold = -1, .errfd = c->errpipe,
+                        .filter = fo.seccomp_at == CRT_SECCOMP_STUB ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
                         .argv = p->args.v, .envp = fo.envp};
     crt_stub_exec(&sa, &err);
     crt_child_fail(r, err);
@@ -94,7 +96,7 @@ static void exec_entry(void *c) {
 static void joiner(exec_ctx *c) {
   crt_err *err = NULL;
   int joined = 0;
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
   /* In the container's cgroup namespace the kernel would refuse to clone
    * into its cgroup (not below our namespace root): join that one last. */
   int defer = c->cgroup_fd >= 0 ? CLONE_NEWCGROUP : 0;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,50 @@
 
 static void fifo_path(const char *dir, char *buf, size_t len) {
   snprintf(buf, len, "%s/" CRT_FIFO_NAME, dir);
+}
+
+/* What the parked init runs (crt-stub's or crt's sealed memfd): the
+ * device and inode of /proc/PID/exe, which its execve of the user
+ * program changes. */
+static int exe_id(pid_t pid, char *buf, size_t len) {
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+  if (stat(path, &st) < 0) return -1;
+  snprintf(buf, len, "%llu %llu\n", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  return 0;
+}
+
+int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err) {
+  char id[64], path[PATH_MAX];
+  if (exe_id(pid, id, sizeof id) < 0) {
+    /* an init already gone (or a zombie) is not parked: nothing to note,
+     * its status is "stopped" (runc's create succeeds as well).  One we
+     * may not look at: the FIFO alone tells "created", as before. */
+    if (errno == ENOENT || errno == ESRCH || errno == EACCES || errno == EPERM) return 0;
+    return crt_error(err, errno, "stat /proc/%d/exe (the parked init)", (int)pid);
+  }
+  snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
+  return crt_write_file_atomic(path, id, strlen(id), 0600, err);
+}
+
+/* -1: cannot tell (no record: made by an older crt; /proc not readable),
+ * 1: pid still runs what it ran when create finished, 0: it exec'd. */
+static int still_parked(const char *dir, pid_t pid) {
+  char path[PATH_MAX], want[64] = "", now[64];
+  if (!dir || pid <= 0) return -1;
+  snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, want, sizeof want - 1);
+  close(fd);
+  if (n <= 0 || exe_id(pid, now, sizeof now) < 0) return -1;
+  want[n] = 0;
+  return strcmp(want, now) == 0;
+}
+
+bool crt_exec_fifo_waiting(const char *dir, pid_t pid) {
+  return crt_exec_fifo_exists(dir) && still_parked(dir, pid) != 0;
 }
 
 int crt_exec_fifo_create(const char *dir, int *path_fd, crt_err **err) {
@@ -59,30 +104,53 @@ int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err) {
   return 0;
 }
 
-int crt_exec_fifo_await(int fd, const crt_state *s, bool *hook_failed, crt_err **err) {
-  char buf[4096];
-  size_t len = 0;
+/* The FIFO had nothing for us: has the init gone, or exec'd without us?
+ * Looked at before the read that then finds nothing, so that a byte the
+ * init wrote just before its execve is never missed (it writes first). */
+static int look_at_init(const crt_state *s, int pidfd, short revents) {
+  if (pidfd >= 0 ? (revents & POLLIN) != 0 : (kill(s->pid, 0) < 0 && errno == ESRCH)) return -1;
+  return still_parked(s->dir, s->pid) == 0 ? 1 : 0;
+}
+
+static int init_error(int seen, crt_err **err) {
+  if (seen < 0) return crt_error(err, 0, "container init exited before the user process started");
+  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0,
+                        "cannot start an already running container: its process was started through "
+                        "the exec FIFO from elsewhere (opened by a process in the container?)");
+}
+
+/* Reads the FIFO until EOF after the init's first byte; buf gets it all. */
+static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t size, size_t *len, crt_err **err) {
   for (;;) {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int r = poll(&p, 1, 100);
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+    int r = poll(p, pidfd >= 0 ? 2 : 1, 100);
     if (r < 0 && errno == EINTR) continue;
-    if (r == 0) {
-      if (crt_state_status(s) == CRT_STATUS_STOPPED)
-        return crt_error(err, 0, "container init exited before the user process started");
+    /* 0: alive and parked (or cannot tell), -1: gone, 1: exec'd */
+    int seen = r >= 0 && !p[0].revents ? look_at_init(s, pidfd, pidfd >= 0 ? p[1].revents : 0) : 0;
+    ssize_t n = read(fd, buf + *len, size - 1 - *len);
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return crt_error(err, errno, "read exec fifo");
+    if (n > 0) {
+      *len += (size_t)n;
+      if (*len >= size - 1) return 0;
       continue;
     }
-    ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n < 0) return crt_error(err, errno, "read exec fifo");
-    if (n == 0) {
-      if (len == 0) continue; /* no writer yet */
-      break;
-    }
-    len += (size_t)n;
-    if (len >= sizeof buf - 1) break;
+    if (n == 0 && *len > 0) return 0; /* EOF: the init's execve closed its end */
+    if (seen) return init_error(seen, err); /* no writer yet, or nothing written */
   }
+}
+
+int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed, crt_err **err) {
+  char buf[4096];
+  size_t len = 0;
+  if (read_fifo(fd, s, pidfd, buf, sizeof buf, &len, err) < 0) return -1;
   buf[len] = 0;
-  if (len <= 1) return 0;
+  if (len <= 1) {
+    /* EOF means the write end closed at the init's execve, unless the byte
+     * came from another writer that reached the FIFO */
+    if (still_parked(s->dir, s->pid) == 1)
+      return crt_error(err, 0, "exec fifo: written by something other than the container's init, which still waits");
+    return 0;
+  }
   char *msg = buf + 1;
   *hook_failed = *msg == CRT_FIFO_HOOK_FAILED[0];
   if (*hook_failed) msg++;

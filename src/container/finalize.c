@@ -74,7 +74,7 @@ static int prepare(const crt_finalize_in *in, crt_finalized *out, crt_err **err)
   /* Not dumpable from here to execve (after the last write to our own
    * /proc files): a process exec'd into the container may not open the
    * parked init's /proc/1/fd or /proc/1/exe, nor this one's. */
-  prctl(PR_SET_DUMPABLE, 0);
+  if (prctl(PR_SET_DUMPABLE, 0) < 0) return crt_error(err, errno, "prctl(PR_SET_DUMPABLE, 0)");
   if (crt_caps_prepare(p->capabilities, err) < 0) return -1;
   /* as root: the user may not search the path yet */
   if (crt_set_cwd(p, in->cwd_origin, err) < 0) return -1;
@@ -97,22 +97,20 @@ int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err 
   if (prepare(in, out, err) < 0) return -1;
   const crt_process *p = in->p;
   const crt_seccomp *sc = in->spec->linux_ ? in->spec->linux_->seccomp : NULL;
-  bool nnp = p->no_new_privileges, filter = out->filter != NULL;
-  bool late = filter && crt_seccomp_late(sc, p);
-  /* Without no_new_privs loading needs CAP_SYS_ADMIN: before setuid drops
-   * the effective set (as runc). */
-  bool early = filter && (in->parks ? !late : !nnp);
+  const char *forbidden = NULL;
+  out->seccomp_at = out->filter ? crt_seccomp_load_point(sc, p, in->parks, out->stub >= 0, &forbidden)
+                                : CRT_SECCOMP_NONE;
+  if (out->seccomp_at == CRT_SECCOMP_REFUSED) /* create refused it already; never park without the filter */
+    return crt_error(err, 0, "linux.seccomp forbids %s, which the parked init needs", forbidden);
   int notify_fd = -1;
-  if (early) {
-    if (nnp && set_no_new_privs(err) < 0) return -1;
+  if (out->seccomp_at == CRT_SECCOMP_BEFORE_USER) {
+    if (p->no_new_privileges && set_no_new_privs(err) < 0) return -1;
     if (crt_seccomp_load(out->filter, &notify_fd, err) < 0) return -1;
     if (in->parks && hand_over_notify_fd(in->sync, &notify_fd, err) < 0) return -1;
   }
   if (become_user(in, err) < 0) return -1;
-  bool after = filter && !early && !(late && (in->parks || out->stub >= 0));
-  if (after && crt_seccomp_load(out->filter, &notify_fd, err) < 0) return -1;
+  if (out->seccomp_at == CRT_SECCOMP_AFTER_USER && crt_seccomp_load(out->filter, &notify_fd, err) < 0) return -1;
   if (hand_over_notify_fd(in->sync, &notify_fd, err) < 0) return -1;
-  out->filter_pending = filter && !early && !after;
   crt_procfs_close(); /* the last write under /proc is done */
   return 0;
 }

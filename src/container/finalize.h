@@ -35,10 +35,8 @@ typedef struct {
   const char **extra_env;  /* NULL-terminated, or NULL */
   bool userns;             /* in a user namespace: an empty setgroups may be denied */
   bool use_stub;           /* end in crt-stub: open it before seccomp can refuse memfd_create */
-  /* create's init, which parks on the exec FIFO: a filter with a listener
-   * is loaded before setuid (NNP set first) and its fd handed over at once;
-   * a late filter (NNP, no listener) waits until after the FIFO.  exec: an
-   * NNP filter is loaded after the LSM label unless the stub loads it. */
+  /* create's init, which parks on the exec FIFO (where its seccomp filter
+   * is loaded: crt_seccomp_load_point) */
   bool parks;
   int sync;                /* the runtime, for the seccomp notify fd */
 } crt_finalize_in;
@@ -47,14 +45,16 @@ typedef struct {
   char *exe;                  /* resolved process.args[0] */
   int stub;                   /* crt_stub_open(), or -1 */
   crt_seccomp_filter *filter; /* compiled, or NULL */
-  bool filter_pending;        /* not loaded yet: the stub (or create's init after the FIFO) loads it */
+  /* where the filter is loaded: crt_process_finalize did BEFORE_USER and
+   * AFTER_USER; BEFORE_PARK is the init's (after READY), STUB the stub's */
+  enum crt_seccomp_point seccomp_at;
   char **envp;
 } crt_finalized;
 
 /* find the executable, open the stub, compile seccomp, rlimits, process
- * attributes, not dumpable, caps_prepare, cwd, env; [seccomp]; stdio
- * owner, setgroups/setgid/setuid, caps_apply, no_new_privs, LSM label;
- * [seccomp]; the notify fd to the runtime. */
+ * attributes, not dumpable, caps_prepare, cwd, env; [seccomp BEFORE_USER];
+ * stdio owner, setgroups/setgid/setuid, caps_apply, no_new_privs, LSM
+ * label; [seccomp AFTER_USER]; the notify fd to the runtime. */
 int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err **err);
 
 /* The process's terminal (console: the socket to send the master on), or

@@ -53,7 +53,7 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
 static void park_without_process(init_ctx *c, int log_prev) {
   crt_procfs_close();
   crt_log_release(log_prev);
-  prctl(PR_SET_PDEATHSIG, 0);
+  (void)prctl(PR_SET_PDEATHSIG, 0); /* cannot fail: 0 is a valid signal */
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_err *err = NULL;
     crt_error(&err, errno, "tell the runtime the init is ready");
@@ -87,7 +87,10 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
 static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  /* fails only for an invalid signal.  The runtime cannot have died before
+   * this: it waits on the sync socket for us (an early death of the
+   * runtime is noticed at our next crt_sync_expect). */
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (c->lock >= 0) close(c->lock);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
@@ -185,48 +188,48 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   CRT_STAGE(c->stages, "rootfs ready (pivot_root, terminal, read-only and masked paths)");
 }
 
-/* Stage 5: READY sent, parked on the exec FIFO until `start` opens it
- * (in crt-stub, or here when crt itself must run up to execve). */
+/* Stage 5: READY sent, the seccomp filter loaded (crt_seccomp_load_point:
+ * by crt-stub or here), parked on the exec FIFO until `start` opens it.
+ * create waits for the sync socket to close, which happens only once the
+ * filter is loaded: a failure until then is create's (issue 30). */
 static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const char *start_json, int preserve) {
   crt_err *err = NULL;
   const crt_process *p = c->spec->process;
   /* The unmasked procfs handle must not stay reachable through the parked
    * init's /proc/1/fd. */
   crt_procfs_close();
-  /* From here on the runtime may exit: do not die with it. */
-  prctl(PR_SET_PDEATHSIG, 0);
+  /* From here on the runtime may exit: do not die with it.  (0 is a valid
+   * signal: this prctl cannot fail.) */
+  (void)prctl(PR_SET_PDEATHSIG, 0);
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "tell the runtime the init is ready");
     crt_child_fail(&c->rep, err);
   }
-  close(c->sync);
-  bool stub_failed = false;
   if (fo->stub >= 0) {
-    /* The stub parks on the FIFO, loads a late filter and execs. */
+    /* The stub loads the filter, closes the sync socket, parks and execs. */
     crt_reset_signals();
     crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .errfd = -1,
-                        .filter = fo->filter_pending ? fo->filter : NULL, .exit_code = 1, .exe = fo->exe,
-                        .argv = p->args.v, .envp = fo->envp};
-    stub_failed = crt_stub_exec(&sa, &err) < 0; /* only returns on failure: reported to start */
+    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .hold = c->sync, .errfd = -1,
+                        .filter = fo->seccomp_at == CRT_SECCOMP_STUB ? fo->filter : NULL, .exit_code = 1,
+                        .exe = fo->exe, .argv = p->args.v, .envp = fo->envp};
+    crt_stub_exec(&sa, &err); /* only returns on failure */
+    crt_child_fail(&c->rep, err);
   }
+  if (fo->seccomp_at == CRT_SECCOMP_BEFORE_PARK) CHILD_TRY(&c->rep, crt_seccomp_load(fo->filter, NULL, &err));
+  close(c->sync);
   /* Parked until `start` opens the other end (see crt/execfifo.h). */
   int wfd = crt_exec_fifo_park(selffd, c->fifo);
   if (wfd < 0) _exit(1);
-  int notify_fd = -1;
-  bool hook_failed = false;
-  if (stub_failed) goto fail_start;
-  if (fo->filter_pending && crt_seccomp_load(fo->filter, &notify_fd, &err) < 0) goto fail_start;
   /* start destroys the container after a failing hook (lifecycle step 7) */
   crt_hook_place at = {.env = fo->envp}; /* the process's environment, as runc's */
-  hook_failed = start_json &&
-                crt_hooks_run_at(&c->spec->hooks->start_container, "startContainer", &at, start_json, &err) < 0;
-  if (hook_failed) goto fail_start;
-  crt_reset_signals();
-  crt_cloexec_fds_from(3 + preserve);
-  execve(fo->exe, p->args.v, fo->envp);
-  crt_error(&err, errno, "exec %s", fo->exe);
-fail_start:
+  bool hook_failed = start_json &&
+                     crt_hooks_run_at(&c->spec->hooks->start_container, "startContainer", &at, start_json, &err) < 0;
+  if (!hook_failed) {
+    crt_reset_signals();
+    crt_cloexec_fds_from(3 + preserve);
+    execve(fo->exe, p->args.v, fo->envp);
+    crt_error(&err, errno, "exec %s", fo->exe);
+  }
   crt_error_wrap(&err, "unable to start container process");
   crt_exec_fifo_fail(wfd, err->msg, hook_failed);
   _exit(1);

@@ -151,7 +151,11 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   CRT_STAGE(&t, "exec FIFO released");
   crt_test_point("start:fifo");
   bool hook_failed = false;
-  if (crt_exec_fifo_await(fd, s, &hook_failed, err) < 0) {
+  int pidfd = init_pidfd(s);
+  int awaited = crt_exec_fifo_await(fd, s, pidfd, &hook_failed, err);
+  if (pidfd >= 0) close(pidfd);
+  if (awaited < 0 && (*err)->kind == CRT_ERR_BAD_STATE) goto out; /* it runs: leave it be */
+  if (awaited < 0) {
     if (hook_failed) stop_and_destroy(s);
     else signal_init(s, SIGKILL);
     goto out;

@@ -65,7 +65,7 @@ enum crt_status crt_state_status(const crt_state *s) {
   if (!s->ready) return CRT_STATUS_CREATING;
   /* Frozen first, as runc: a paused created container is paused. */
   if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen(s->cgroup_path) == 1) return CRT_STATUS_PAUSED;
-  if (s->dir && crt_exec_fifo_exists(s->dir)) return CRT_STATUS_CREATED;
+  if (s->dir && crt_exec_fifo_waiting(s->dir, s->pid)) return CRT_STATUS_CREATED;
   return CRT_STATUS_RUNNING;
 }
 

@@ -44,7 +44,8 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   int bpf = -1;
   unsigned len = 0, flags = 0;
   if (a->filter && crt_seccomp_prog_fd(a->filter, &bpf, &len, &flags, err) < 0) return -1;
-  if (keep_open(a->selffd) < 0 || keep_open(a->fifo) < 0 || keep_open(a->errfd) < 0 || keep_open(bpf) < 0) {
+  if (keep_open(a->selffd) < 0 || keep_open(a->fifo) < 0 || keep_open(a->hold) < 0 || keep_open(a->errfd) < 0 ||
+      keep_open(bpf) < 0) {
     crt_error(err, errno, "passing fds to crt-stub");
     goto fail;
   }
@@ -52,8 +53,8 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   while (a->envp && a->envp[n]) n++;
   char **envp = calloc(n + 2, sizeof *envp);
   char *param = NULL;
-  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %u %u %d %s", a->selffd, a->fifo, a->errfd, bpf, len, flags,
-                        a->exit_code, a->exe) < 0) {
+  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %d %u %u %d %s", a->selffd, a->fifo, a->hold, a->errfd, bpf, len,
+                        flags, a->exit_code, a->exe) < 0) {
     free(envp);
     crt_error(err, ENOMEM, "crt-stub parameters");
     goto fail;

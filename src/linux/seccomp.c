@@ -403,6 +403,32 @@ bool crt_seccomp_late(const crt_seccomp *s, const crt_process *p) {
   return s && p && p->no_new_privileges && !s->listener_path;
 }
 
+/* A parked init must carry its filter (issue 30: a process with
+ * CAP_SYS_PTRACE could otherwise inject any system call into it while the
+ * container is created), as runc loads it before the FIFO.  A profile that
+ * forbids what the init still does after loading it would leave a dead
+ * container: refused at create instead, with the call named. */
+static enum crt_seccomp_point parked_point(const crt_seccomp *s, bool use_stub, const char **forbidden) {
+  static const char *const need[] = CRT_SECCOMP_PARK_CALLS;
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+    if (crt_seccomp_allows(s, need[i])) continue;
+    if (forbidden) *forbidden = need[i];
+    return CRT_SECCOMP_REFUSED;
+  }
+  return use_stub ? CRT_SECCOMP_STUB : CRT_SECCOMP_BEFORE_PARK;
+}
+
+enum crt_seccomp_point crt_seccomp_load_point(const crt_seccomp *s, const crt_process *p, bool parks, bool use_stub,
+                                              const char **forbidden) {
+  if (!s || !p) return CRT_SECCOMP_NONE;
+  /* loading without no_new_privs needs CAP_SYS_ADMIN: before setuid drops
+   * the effective set (as runc) */
+  if (!p->no_new_privileges) return CRT_SECCOMP_BEFORE_USER;
+  if (s->listener_path) return parks ? CRT_SECCOMP_BEFORE_USER : CRT_SECCOMP_AFTER_USER;
+  if (parks) return parked_point(s, use_stub, forbidden);
+  return use_stub ? CRT_SECCOMP_STUB : CRT_SECCOMP_AFTER_USER;
+}
+
 static bool allowing(const char *action) {
   return action && (!strcmp(action, "SCMP_ACT_ALLOW") || !strcmp(action, "SCMP_ACT_LOG"));
 }

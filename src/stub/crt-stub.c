@@ -2,8 +2,8 @@
  *
  * crt's init and the process of `crt exec` do all their setup running crt
  * itself, then exec this small static program from a sealed memfd
- * (src/linux/exec_stub.c).  It waits on the exec FIFO, loads a late
- * seccomp filter and execs the user program.  So the /proc/PID/exe of a
+ * (src/linux/exec_stub.c).  It loads the process's seccomp filter, waits
+ * on the exec FIFO and execs the user program.  So the /proc/PID/exe of a
  * parked init, and the /proc/self/exe that a "#!/proc/self/exe" user
  * program resolves to at execve (CVE-2019-5736), are the sealed stub and
  * never crt's binary on disk, and crt does not have to re-execute all of
@@ -12,10 +12,13 @@
  * Freestanding: no libc, raw system calls (x86_64; the aarch64 half has
  * not been built yet: no cross compiler on the project VM).  The caller
  * passes its parameters in envp[0], which the user program does not get:
- *   _CRT_STUB=SELFFD FIFO ERRFD BPFFD BPFLEN BPFFLAGS EXIT EXE
- * (-1 for an fd that is not used); argv is the user program's.  A failure
- * is written to the error fd as "\1ERRNO:CONTEXT", which crt turns into
- * its usual message (crt_stub_message). */
+ *   _CRT_STUB=SELFFD FIFO HOLD ERRFD BPFFD BPFLEN BPFFLAGS EXIT EXE
+ * (-1 for an fd that is not used); argv is the user program's.  HOLD is
+ * create's sync socket: closed once the filter is loaded, so `create`
+ * returns only when the parked init carries it (issue 30).  A failure is
+ * written to HOLD while it is open, else to the error fd, as
+ * "\1ERRNO:CONTEXT", which crt turns into its usual message
+ * (crt_stub_message). */
 #include <asm/unistd.h>
 #include <linux/errno.h>
 #include <linux/fcntl.h>
@@ -117,8 +120,9 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
   long argc = sp[0];
   char **argv = (char **)(sp + 1);
   char **envp = argv + argc + 1;
-  /* exec made us dumpable again: stay out of reach until the user's execve */
-  sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
+  /* exec made us dumpable again: stay out of reach until the user's execve
+   * (checked below, once there is somewhere to report to) */
+  long undumpable = sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0);
   const char *p = envp[0];
   if (!p || !has_prefix(p, PARAM)) {
     static const char msg[] = "crt-stub: part of crt, not a program to run\n";
@@ -126,10 +130,23 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
     leave(127);
   }
   p += sizeof PARAM - 1;
-  long selffd = num(&p), fifo = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p),
+  long selffd = num(&p), fifo = num(&p), hold = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p),
        bpfflags = num(&p), code = num(&p);
   if (*p == ' ') p++;
   const char *exe = p;
+  long report = hold >= 0 ? hold : errfd;
+  if (undumpable < 0) fail(report, undumpable, "prctl(PR_SET_DUMPABLE, 0)", 0, code);
+  /* exec: the error pipe closes at the user's execve (before the filter,
+   * which need not allow fcntl) */
+  if (fifo < 0 && errfd >= 0) sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);
+  /* Before parking: a parked init without its filter would take any
+   * system call a tracer injects (crt_seccomp_load_point says the profile
+   * allows what follows: openat, close, write, execve). */
+  if (bpffd >= 0) {
+    long r = load_filter(bpffd, bpflen, bpfflags);
+    if (r < 0) fail(report, r, "loading the seccomp filter", 0, code);
+  }
+  if (hold >= 0) sys(__NR_close, hold, 0, 0, 0, 0);
   if (fifo >= 0) {
     /* Parked here until `start` opens the FIFO for reading, as
      * crt_exec_fifo_park does.  The write end is O_CLOEXEC: start reads
@@ -142,12 +159,6 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
     sys(__NR_close, selffd, 0, 0, 0, 0);
     if (sys(__NR_write, w, (long)CRT_FIFO_OPENED, 1, 0, 0) != 1) leave(code);
     errfd = w;
-  } else if (errfd >= 0) {
-    sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);
-  }
-  if (bpffd >= 0) {
-    long r = load_filter(bpffd, bpflen, bpfflags);
-    if (r < 0) fail(errfd, r, "loading the seccomp filter", 0, code);
   }
   long r = sys(__NR_execve, (long)exe, (long)argv, (long)(envp + 1), 0, 0);
   fail(errfd, r, "exec ", exe, code);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,7 +59,7 @@ static void run_one(const char *msg, bool hook_failed, int want_rc) {
   assert_int_equal(crt_exec_fifo_release(dir, &fd, &err), 0);
   assert_false(crt_exec_fifo_exists(dir)); /* started: no longer "created" */
   bool hf = false;
-  assert_int_equal(crt_exec_fifo_await(fd, &s, &hf, &err), want_rc);
+  assert_int_equal(crt_exec_fifo_await(fd, &s, -1, &hf, &err), want_rc);
   close(fd);
   int st;
   assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -102,6 +103,58 @@ static void test_create_twice_fails(void **state) {
   assert_int_equal(unlink(p), 0);
 }
 
+/* Issue 30 item 4: someone else opens the FIFO (a process in the
+ * container, through /proc/1/fd) and the init execs its program.  The
+ * container is then not "created" any more (crt_exec_fifo_waiting, what
+ * crt_state_status asks), and start says it already runs. */
+static void test_opened_elsewhere(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  int path_fd = -1, fd = -1;
+  char fifo[sizeof dir + 16], parked[sizeof dir + 16];
+  snprintf(fifo, sizeof fifo, "%s/%s", dir, CRT_FIFO_NAME);
+  snprintf(parked, sizeof parked, "%s/%s", dir, CRT_FIFO_PARKED_NAME);
+  assert_int_equal(crt_exec_fifo_create(dir, &path_fd, &err), 0);
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    if (read(go[0], &c, 1) != 1) _exit(2); /* until its exe is noted */
+    int selffd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (crt_exec_fifo_park(selffd, path_fd) < 0) _exit(2);
+    execl("/bin/sleep", "sleep", "5", (char *)NULL);
+    _exit(3);
+  }
+  close(go[0]);
+  close(path_fd);
+  assert_int_equal(crt_exec_fifo_note_parked(dir, pid, &err), 0);
+  assert_true(crt_exec_fifo_waiting(dir, pid));
+  assert_int_equal(write(go[1], "x", 1), 1);
+  close(go[1]);
+  int other = open(fifo, O_RDONLY | O_CLOEXEC); /* the intruder's open */
+  assert_true(other >= 0);
+  char b0;
+  assert_int_equal(read(other, &b0, 1), 1);
+  char buf[1];
+  assert_int_equal(read(other, buf, 1), 0); /* EOF: the child exec'd */
+  close(other);
+  assert_true(crt_exec_fifo_exists(dir));
+  assert_false(crt_exec_fifo_waiting(dir, pid)); /* running, not created */
+  crt_state s = {.pid = pid, .dir = dir};
+  assert_int_equal(crt_exec_fifo_release(dir, &fd, &err), 0);
+  bool hf = false;
+  assert_int_equal(crt_exec_fifo_await(fd, &s, -1, &hf, &err), -1);
+  assert_int_equal(err->kind, CRT_ERR_BAD_STATE);
+  assert_non_null(strstr(err->msg, "cannot start an already running container"));
+  crt_err_free(&err);
+  close(fd);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  assert_int_equal(unlink(parked), 0);
+}
+
 static void test_console_rules(void **state) {
   (void)state;
   crt_err *err = NULL;
@@ -131,6 +184,7 @@ int main(void) {
       cmocka_unit_test(test_failure_reaches_start),
       cmocka_unit_test(test_hook_failure_is_marked),
       cmocka_unit_test(test_create_twice_fails),
+      cmocka_unit_test(test_opened_elsewhere),
       cmocka_unit_test(test_console_rules),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
