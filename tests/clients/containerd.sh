@@ -235,7 +235,7 @@ if [ "$ck_ok" = 1 ]; then
   [ -s /run/criu.kdat.tmp ] || rm -f /run/criu.kdat.tmp   # criu 4.2 leaves it empty
   did_ck=1
 else
-  say "skip: checkpoint/restore: $criu fails 'criu check'"
+  bad "checkpoint/restore: $criu fails 'criu check' (CRIU=PATH names another)"
 fi
 
 # 7. What the shim asked of crt.  Every distinct command line, with the work

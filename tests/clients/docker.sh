@@ -304,7 +304,7 @@ if [ "$ck_ok" = 1 ]; then
   [ -s /run/criu.kdat.tmp ] || rm -f /run/criu.kdat.tmp   # criu 4.2 leaves it empty
   did_ck=1
 else
-  say "skip: checkpoint: $criu fails 'criu check'"
+  bad "checkpoint: $criu fails 'criu check' (CRIU=PATH names another)"
 fi
 
 # 8. twenty containers created, started and removed

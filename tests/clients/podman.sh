@@ -174,7 +174,7 @@ if "$criu" check >/dev/null 2>&1; then
   [ -s /run/criu.kdat.tmp ] || rm -f /run/criu.kdat.tmp   # criu 4.2 leaves it empty
   did_ck=1
 else
-  say "skip: checkpoint/restore: $criu fails 'criu check'"
+  bad "checkpoint/restore: $criu fails 'criu check' (CRIU=PATH names another)"
   did_ck=0
 fi
 
