@@ -81,6 +81,10 @@ bool crt_cgroup_exists(const char *path);
 
 /* The pids in the container's cgroup (recursively). */
 int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err);
+/* 1 when pid is in the container's cgroup (or below it) on any of its
+ * hierarchies (a v1 tool may move it on one, as runtime-tools' suite
+ * does), 0 when on none, -1 when none could be read. */
+int crt_cgroup_has_pid(const char *path, pid_t pid);
 
 /* Sends sig to every process of the cgroup (cgroup.kill on v2 for SIGKILL). */
 int crt_cgroup_kill(const char *path, int sig, crt_err **err);

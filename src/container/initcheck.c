@@ -5,7 +5,6 @@
  * not the init: the container counts as stopped. */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
@@ -27,24 +26,6 @@ static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
   return ok;
 }
 
-/* 1 in the cgroup (or one below it), 0 not, -1 cannot tell (no cgroup,
- * or it cannot be read: a rootless container may have none on the
- * hierarchy crt lists). */
-static int in_cgroup(const crt_state *s) {
-  if (!s->cgroup_path || !*s->cgroup_path) return -1;
-  pid_t *pids = NULL;
-  size_t n = 0;
-  crt_err *err = NULL;
-  if (crt_cgroup_pids(s->cgroup_path, &pids, &n, &err) < 0) {
-    crt_err_free(&err);
-    return -1;
-  }
-  int found = 0;
-  for (size_t i = 0; i < n && !found; i++) found = pids[i] == s->pid;
-  free(pids);
-  return found;
-}
-
 enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_start) {
   if (actual_start) *actual_start = 0;
   if (s->pid <= 0) return CRT_INIT_NONE;
@@ -59,7 +40,7 @@ enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_st
   if (rescue_init(s, &rpid, &rstart) && (rpid != s->pid || rstart != s->start_time)) return CRT_INIT_UNRECORDED;
   /* Until create finishes the init may not have joined its cgroup yet (v1
    * moves it after the clone); from then on it never leaves that subtree. */
-  if (s->ready && in_cgroup(s) == 0) return CRT_INIT_OUTSIDE_CGROUP;
+  if (s->ready && crt_cgroup_has_pid(s->cgroup_path, s->pid) == 0) return CRT_INIT_OUTSIDE_CGROUP;
   return CRT_INIT_OK;
 }
 

@@ -237,6 +237,28 @@ static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   return false;
 }
 
+int crt_cgroup_has_pid(const char *path, pid_t pid) {
+  if (!path || !*path) return -1;
+  const cg_driver *d = cg_drv();
+  char **dirs = d->dirs(d, path);
+  if (!dirs) return -1;
+  int found = -1; /* nothing readable: cannot tell */
+  for (size_t i = 0; dirs[i] && found != 1; i++) {
+    pid_t *pids = NULL;
+    size_t n = 0;
+    crt_err *e = NULL;
+    if (collect_pids(dirs[i], &pids, &n, &e) < 0) {
+      crt_err_free(&e);
+      free(pids);
+      continue;
+    }
+    found = has_pid(pids, n, pid) ? 1 : 0;
+    free(pids);
+  }
+  cg_strv_free(dirs);
+  return found;
+}
+
 /* SIGKILL without a freeze: a task with a fatal signal pending cannot fork
  * (copy_process fails), so passes over cgroup.procs until one finds no new
  * pid catch every child forked before its parent got the signal.  A freeze
