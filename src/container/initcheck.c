@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "crt/initcheck.h"
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/state.h"
 
 /* The pid and start time of the rescue file `init` in the state
  * directory; false when there is none (or it cannot be read). */
