@@ -1,5 +1,7 @@
 /* checkpoint and restore: a running container's processes to CRIU images
- * and back, as runc 1.1 does (docs/checkpoint.md). */
+ * and back, as runc 1.1 does (docs/checkpoint.md).  This header: checkpoint
+ * (src/container/checkpoint.c) and what restore shares with it; restore
+ * itself: restore.h. */
 #ifndef CRT_CHECKPOINT_H
 #define CRT_CHECKPOINT_H
 
@@ -27,26 +29,6 @@ typedef struct {
 } crt_checkpoint_opts;
 
 int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err);
-
-typedef struct {
-  const char *root;
-  const char *id;
-  const char *bundle; /* NULL: cwd */
-  const char *pid_file;
-  const char *console_socket;
-  const char *lsm_profile, *lsm_mount_context;
-  const char *self; /* crt's own binary, re-run by criu as its action script */
-  bool systemd_cgroup, rootless;
-  crt_criu_opts c;
-} crt_restore_opts;
-
-/* Restores the container (detached: the init is a child of the caller,
- * which may wait for it); *pid: the restored init's host pid. */
-int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err);
-
-/* criu's action script (`crt restore --criu-notify ID`): runs the prestart
- * and createRuntime hooks at setup-namespaces; other actions are no-ops. */
-int crt_restore_notify(const char *root, const char *id, const char *action, crt_err **err);
 
 /* ---- the image directory's description, written by checkpoint ---- */
 

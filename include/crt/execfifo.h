@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/error.h"
 
 /* create: makes the FIFO in dir and opens it O_PATH (*path_fd), the fd

@@ -1,5 +1,7 @@
 /* Messages between the runtime and the container's init over a
- * SOCK_SEQPACKET socketpair: one message per step, optionally with an fd. */
+ * SOCK_SEQPACKET socketpair: one message per step, optionally with an fd.
+ * The protocol of the lifecycle (create, exec, the init), so it lives with
+ * it in src/container/sync.c, not in the linux layer. */
 #ifndef CRT_SYNC_H
 #define CRT_SYNC_H
 

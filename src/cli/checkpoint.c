@@ -14,6 +14,7 @@
 #include "crt/criu.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
+#include "crt/restore.h"
 
 enum {
   O_IMAGE = 256, O_WORK, O_PARENT, O_LEAVE, O_TCP, O_EXTUNIX, O_SHELL, O_LAZY, O_STATUSFD, O_PAGESERVER, O_LOCKS,

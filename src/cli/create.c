@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "crt/cli.h"
+#include "crt/create.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
-#include "crt/security.h"
 #include "crt/terminal.h"
 #include "crt/rootless.h"
 

@@ -10,7 +10,7 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/log.h"
 
 /* Go's time.ParseDuration subset: "5s", "100ms", "1m30s", "1.5h". */

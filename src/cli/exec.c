@@ -6,10 +6,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "crt/caps.h"
 #include "crt/cli.h"
-#include "crt/container.h"
-#include "crt/lifecycle.h"
-#include "crt/security.h"
+#include "crt/cloned_binary.h"
+#include "crt/exec.h"
+#include "crt/state.h"
 
 static int strv_push(crt_strv *v, const char *s) {
   char **n = realloc(v->v, (v->len + 2) * sizeof(char *));

@@ -6,7 +6,7 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/state.h"
 
 static int parse(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};

@@ -10,9 +10,9 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/namespaces.h"
+#include "crt/state.h"
 #include "crt/fs.h"
-#include "crt/process.h"
 
 static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   for (size_t i = 0; i < n; i++)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/log.h"
 
 static int simple_help(int argc, char **argv) {

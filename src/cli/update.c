@@ -7,7 +7,7 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/fs.h"
 
 enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,

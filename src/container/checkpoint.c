@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/criu.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"

@@ -1,5 +1,6 @@
 /* The exec FIFO, every side of it but crt-stub's: see crt/execfifo.h. */
 #define _GNU_SOURCE
+#include "crt/exec_stub.h"
 #include "crt/execfifo.h"
 
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
-#include "crt/stub.h"
 
 static void fifo_path(const char *dir, char *buf, size_t len) {
   snprintf(buf, len, "%s/" CRT_FIFO_NAME, dir);

@@ -15,11 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crt/caps.h"
+#include "crt/exec_stub.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/lsm.h"
+#include "crt/namespaces.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
-#include "crt/stub.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
 

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "crt/error.h"
-#include "crt/security.h"
+#include "crt/seccomp.h"
 #include "crt/spec.h"
 
 /* Where a child's failure goes: the error pipe when there is one (exec),

@@ -15,15 +15,17 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "crt/exec_stub.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
 #include "crt/log.h"
+#include "crt/mounts.h"
+#include "crt/namespaces.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
 #include "crt/rootfs.h"
-#include "crt/security.h"
-#include "crt/stub.h"
+#include "crt/seccomp.h"
 #include "crt/sync.h"
 #include "crt/rootless.h"
 

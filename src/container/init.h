@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-#include "crt/container.h"
-#include "crt/lifecycle.h"
+#include "crt/create.h"
+#include "crt/state.h"
 #include "crt/log.h"
 #include "crt/spec.h"
 #include "finalize.h"

@@ -6,9 +6,10 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
+#include "crt/initcheck.h"
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/state.h"
 
 /* The pid and start time of the rescue file `init` in the state
  * directory; false when there is none (or it cannot be read). */

@@ -16,14 +16,15 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/exec_stub.h"
+#include "crt/initcheck.h"
+#include "crt/namespaces.h"
+#include "crt/state.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
-#include "crt/stub.h"
 #include "crt/log.h"
-#include "crt/process.h"
 #include "crt/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it: checked

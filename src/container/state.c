@@ -15,9 +15,10 @@
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
+#include "crt/initcheck.h"
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 

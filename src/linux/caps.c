@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 /* process.capabilities, applied in two steps around setgid/setuid. */
-#include "crt/security.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -8,6 +7,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "crt/caps.h"
 #include "crt/log.h"
 
 static const char *const cap_names[] = {

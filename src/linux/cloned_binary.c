@@ -5,7 +5,6 @@
  * itself: the kernel refuses writes to a running executable (ETXTBSY) and
  * the seals refuse them to the memfd forever (EPERM); the on-disk binary is
  * never reachable through /proc/PID/exe. */
-#include "crt/security.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crt/cloned_binary.h"
 #include "crt/log.h"
 
 extern char **environ;

@@ -9,7 +9,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "crt/devices.h"
 #include "crt/log.h"
+#include "crt/resolve.h"
 #include "crt/rootfs.h"
 #include "crt/rootless.h"
 

@@ -2,7 +2,6 @@
 /* The runtime side of crt-stub (src/stub/crt-stub.c): a sealed memfd
  * holding the stub, and the execve into it that ends crt's part of a
  * container process. */
-#include "crt/stub.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "crt/cloned_binary.h"
+#include "crt/exec_stub.h"
 #include "crt/fs.h"
 
 extern const unsigned char crt_stub_start[], crt_stub_end[];

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 /* process.apparmorProfile and process.selinuxLabel: both are set for the
  * next execve through /proc/thread-self/attr, which is per thread. */
-#include "crt/security.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/lsm.h"
 #include "crt/procfs.h"
 
 bool crt_apparmor_enabled(void) {

@@ -17,8 +17,10 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/mounts.h"
 #include "crt/procinfo.h"
 #include "crt/procfs.h"
+#include "crt/resolve.h"
 #include "crt/rootfs.h"
 #include "crt/rootless.h"
 

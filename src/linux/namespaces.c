@@ -16,7 +16,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
-#include "crt/process.h"
+#include "crt/namespaces.h"
 #include "crt/procfs.h"
 
 pid_t crt_raw_clone(unsigned long flags) {

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "crt/process.h"
+#include "crt/netdev.h"
 
 #define MAX_ADDRS 32
 

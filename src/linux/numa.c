@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "crt/idlist.h"
-#include "crt/process.h"
+#include "crt/numa.h"
 #include "crt/spec.h"
 
 #ifndef MPOL_WEIGHTED_INTERLEAVE

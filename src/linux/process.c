@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/numa.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
 #include "crt/rootless.h"

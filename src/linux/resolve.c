@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crt/rootfs.h"
+#include "crt/resolve.h"
 
 #define MAX_LINKS 40
 

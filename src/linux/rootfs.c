@@ -15,8 +15,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "crt/devices.h"
 #include "crt/log.h"
+#include "crt/mounts.h"
 #include "crt/procinfo.h"
+#include "crt/resolve.h"
 #include "crt/rootfs.h"
 
 /* linux.rootfsPropagation's MS_* flags, 0 when not set. */

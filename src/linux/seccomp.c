@@ -2,7 +2,6 @@
 /* linux.seccomp -> libseccomp filter, and the SCMP_ACT_NOTIFY listener
  * hand-off (runtime-spec config-linux.md "seccomp", runtime.md
  * "ContainerProcessState"). */
-#include "crt/security.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -24,6 +23,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/seccomp.h"
 
 #define SECCOMP_PATH ".linux.seccomp"
 /* Cartesian products of same-index args beyond this are refused: a config

@@ -2,6 +2,7 @@
  * --console-socket hand-over (runc's wire format) and the copy loop of a
  * foreground `crt run`/`crt exec -t`. */
 #define _GNU_SOURCE
+#include "crt/resolve.h"
 #include "crt/terminal.h"
 
 #include <errno.h>
@@ -28,7 +29,6 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/procfs.h"
-#include "crt/rootfs.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)

@@ -19,9 +19,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "crt/cli.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/log.h"
-#include "crt/rootfs.h"
 #include "crt/spec.h"
 
 /* A NUL-terminated copy of the input (which has none). */

@@ -221,6 +221,15 @@ test_no_call_cycles() {
     fail "files call each other in a circle: $out"
 }
 
+# One header per concern, named after its file: every function an
+# include/crt/X.h declares is defined in src/*/X.c (module headers: the
+# short list in tests/lint/header_files.py).  Read from the build's objects.
+test_headers_match_files() {
+  local out
+  out=$(cd "$REPO" && make --no-print-directory -s crt >/dev/null 2>&1 && python3 tests/lint/header_files.py 2>&1) ||
+    fail "headers that do not match their files: $out"
+}
+
 # No call through a cast function pointer (undefined behaviour, refused by
 # CFI): the spec parser's callbacks go through adapters of the exact type.
 test_no_function_pointer_casts() {

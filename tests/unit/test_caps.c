@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "crt/caps.h"
+#include "crt/lsm.h"
 
-#include "crt/security.h"
 
 #define STRV(...) \
   ((crt_strv){.v = (char *[]){__VA_ARGS__, NULL}, .len = sizeof((char *[]){__VA_ARGS__}) / sizeof(char *)})

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "crt/cloned_binary.h"
 
-#include "crt/security.h"
 
 #define WANT_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "../../src/container/finalize.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/execfifo.h"
 
 static char dir[] = "/tmp/crt-unit-fifo.XXXXXX";

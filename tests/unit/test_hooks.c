@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "crt/procinfo.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/hooks.h"
 
 static const char *state_json = "{\"ociVersion\":\"1.3.0\",\"id\":\"unit\",\"status\":\"creating\"}";

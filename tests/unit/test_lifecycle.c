@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 /* create / start / kill / delete through the container layer
- * (include/crt/lifecycle.h, container.h) with a private state root: the
+ * (include/crt/lifecycle.h, state.h) with a private state root: the
  * error kinds callers switch on, the state file and the lock, and a real
  * busybox container taken through its whole lifecycle (root only). */
 #include <errno.h>
@@ -24,9 +24,11 @@
 
 #include <cmocka.h>
 
+#include "crt/create.h"
+#include "crt/initcheck.h"
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
-#include "crt/container.h"
+#include "crt/state.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "crt/rootfs.h"
+#include "crt/spec.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256

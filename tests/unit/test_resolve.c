@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "crt/fs.h"
-#include "crt/rootfs.h"
+#include "crt/resolve.h"
 
 typedef struct {
   char dir[64];

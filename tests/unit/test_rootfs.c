@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "crt/fs.h"
+#include "crt/resolve.h"
 #include "crt/rootfs.h"
 
 #define PROC_MAGIC 0x9fa0

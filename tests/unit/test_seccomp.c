@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "crt/seccomp.h"
 
-#include "crt/security.h"
 
 /* ---- building configs by hand ---- */
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include "crt/seccomp.h"
 
-#include "crt/security.h"
 
 #define STRV(...) \
   ((crt_strv){.v = (char *[]){__VA_ARGS__, NULL}, .len = sizeof((char *[]){__VA_ARGS__}) / sizeof(char *)})

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
+#include "crt/exec_stub.h"
 #include "crt/fs.h"
-#include "crt/stub.h"
 
 /* Runs crt_stub_exec in a child with stdout and the error fd on pipes;
  * returns the exit status, out/errout get what came back. */

@@ -2,8 +2,8 @@
  * state.json and the rescue file `init` (both written atomically), the
  * validated config.json, and exec.fifo until start.  The lock is a flock
  * on the directory itself. */
-#ifndef CRT_CONTAINER_H
-#define CRT_CONTAINER_H
+#ifndef CRT_STATE_H
+#define CRT_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,25 +56,6 @@ void crt_state_free(crt_state *s);
 /* The minimal state (pid, start time, cgroup) kept beside state.json for
  * cleaning up a container whose state.json is unreadable; -1 if none. */
 int crt_state_load_rescue(const char *root, const char *id, crt_state **out);
-
-/* Whether s->pid is the init crt started (src/container/initcheck.c):
- * alive, with the start time state.json records, the pid and start time of
- * the rescue file `init` when there is one, and (once created) inside the
- * container's cgroup.  Anything but OK means the init is gone for crt: it
- * never signals that pid nor joins its namespaces. */
-enum crt_init_check {
-  CRT_INIT_OK,
-  CRT_INIT_NONE,           /* no pid recorded */
-  CRT_INIT_GONE,           /* exited (no such process, or a zombie) */
-  CRT_INIT_REUSED,         /* another process: its start time differs (or none was recorded) */
-  CRT_INIT_UNRECORDED,     /* state.json and the rescue file name different inits */
-  CRT_INIT_OUTSIDE_CGROUP, /* not in the container's cgroup */
-};
-/* *actual_start (may be NULL): the start time of the process now at s->pid. */
-enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_start);
-/* What the check found, for messages ("pid 42 is not its init (...)"). */
-void crt_init_check_describe(const crt_state *s, enum crt_init_check c, uint64_t actual_start, char *buf,
-                             size_t len);
 
 /* Derived status: stopped when the init is gone, a zombie, or not the
  * process crt started (crt_state_check_init). */

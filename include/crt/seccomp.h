@@ -1,8 +1,10 @@
-/* seccomp, capabilities, LSM labels, and the /proc/self/exe protection. */
-#ifndef CRT_SECURITY_H
-#define CRT_SECURITY_H
+/* seccomp (src/linux/seccomp.c): linux.seccomp compiled with libseccomp,
+ * where the filter is loaded, and the notify listener. */
+#ifndef CRT_SECCOMP_H
+#define CRT_SECCOMP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "crt/error.h"
 #include "crt/spec.h"
@@ -50,39 +52,5 @@ int crt_seccomp_prog_fd(const crt_seccomp_filter *f, int *fd, unsigned *len, uns
 /* Sends the notify fd and the container state JSON (runc's
  * ContainerProcessState with listenerMetadata) to listener_path. */
 int crt_seccomp_send_listener(const crt_seccomp *s, int notify_fd, pid_t pid, const char *state_json, crt_err **err);
-
-/* Capabilities, in two steps around setuid/setgid:
- * crt_caps_prepare: drops the bounding set and sets PR_SET_KEEPCAPS;
- * crt_caps_apply: sets effective, permitted, inheritable, then ambient. */
-int crt_caps_prepare(const crt_capabilities *c, crt_err **err);
-int crt_caps_apply(const crt_capabilities *c, crt_err **err);
-/* Capability name -> number, -1 when unknown to crt; not-in-kernel is
- * reported by crt_cap_supported(). */
-int crt_cap_from_name(const char *name);
-bool crt_cap_supported(int cap);
-
-/* AppArmor exec profile and SELinux exec label for the next execve. */
-int crt_lsm_apply(const crt_process *p, crt_err **err);
-/* Mount label as a context= option (NULL when SELinux is off / no label). */
-char *crt_selinux_mount_option(const char *mount_label); /* malloc'd: context="LABEL" */
-bool crt_selinux_enabled(void);
-bool crt_apparmor_enabled(void);
-
-/* An O_CLOEXEC memfd that may be executed and sealed; sealed with
- * CRT_EXEC_SEALS, no one can write to it again. */
-int crt_exec_memfd(const char *name, crt_err **err);
-#define CRT_EXEC_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
-#ifndef MFD_EXEC
-#define MFD_EXEC 0x0010U
-#endif
-
-/* CVE-2019-5736: re-executes crt from a sealed memfd copy unless it already
- * runs from one.  Needed wherever a process that still runs crt is visible
- * to the container: `exec` (the container's pid namespace has processes
- * already), a create that joins an existing pid namespace, and processes
- * crt-stub cannot finish (see crt_stub_usable). */
-int crt_ensure_cloned_binary(char **argv, crt_err **err);
-/* Whether this process runs from a sealed copy (every CRT_EXEC_SEALS). */
-bool crt_exe_is_sealed(void);
 
 #endif

@@ -1,12 +1,12 @@
 /* crt-stub: what a container process execs when crt is done with it
  * (src/stub/crt-stub.c, src/linux/exec_stub.c). */
-#ifndef CRT_STUB_H
-#define CRT_STUB_H
+#ifndef CRT_EXEC_STUB_H
+#define CRT_EXEC_STUB_H
 
 #include <stdbool.h>
 
 #include "crt/error.h"
-#include "crt/security.h"
+#include "crt/seccomp.h"
 #include "crt/spec.h"
 
 /* A sealed, executable memfd holding crt-stub (O_CLOEXEC). */
