@@ -76,4 +76,8 @@ int crt_container_lock(const char *root, const char *id, crt_err **err);
 int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err);
 int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err);
 
+/* config.json's annotations into s (state.json carries them); -1 on
+ * ENOMEM, what was copied freed with the state. */
+int crt_state_copy_annotations(crt_state *s, const crt_kvv *from);
+
 #endif

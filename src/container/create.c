@@ -111,20 +111,6 @@ static char *abs_path(const char *base, const char *p) {
   return out;
 }
 
-static int copy_annotations(crt_state *s, const crt_spec *spec) {
-  if (!spec->annotations.len) return 0;
-  s->annotations.v = calloc(spec->annotations.len, sizeof(crt_kv));
-  if (!s->annotations.v) return -1;
-  for (size_t i = 0; i < spec->annotations.len; i++) {
-    crt_kv *kv = &s->annotations.v[i];
-    kv->key = strdup(spec->annotations.v[i].key);
-    kv->value = strdup(spec->annotations.v[i].value);
-    s->annotations.len = i + 1; /* freed with the state, even half made */
-    if (!kv->key || !kv->value) return -1;
-  }
-  return 0;
-}
-
 static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int flags = crt_ns_new_flags(c->spec) & ~CLONE_NEWCGROUP;
   bool two = needs_two_stage(c->spec);
@@ -427,7 +413,7 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   s->owner = strdup("");
   s->dir = strdup(dir);
   s->systemd = c->opts->systemd_cgroup;
-  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || copy_annotations(s, c->spec) < 0)
+  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;

@@ -128,20 +128,6 @@ static int match_bundle(rctx *c, crt_err **err) {
   return 0;
 }
 
-/* config.json's annotations, which state.json carries (as create does). */
-static int copy_annotations(crt_state *s, const crt_spec *spec) {
-  if (!spec->annotations.len) return 0;
-  if (!(s->annotations.v = calloc(spec->annotations.len, sizeof(crt_kv)))) return -1;
-  for (size_t i = 0; i < spec->annotations.len; i++) {
-    crt_kv *kv = &s->annotations.v[i];
-    kv->key = strdup(spec->annotations.v[i].key);
-    kv->value = strdup(spec->annotations.v[i].value);
-    s->annotations.len = i + 1; /* freed with the state, even half made */
-    if (!kv->key || !kv->value) return -1;
-  }
-  return 0;
-}
-
 /* <root>/<id>, made and locked; its state as create saves it, with no
  * process yet (so hooks and delete --force can read it). */
 static int make_state(rctx *c, crt_err **err) {
@@ -166,7 +152,7 @@ static int make_state(rctx *c, crt_err **err) {
   s->owner = strdup("");
   s->dir = strdup(c->dir);
   s->systemd = o->systemd_cgroup;
-  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || copy_annotations(s, c->spec) < 0)
+  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
   crt_cgroup_config cc = {.id = o->id, .spec = c->spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;

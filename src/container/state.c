@@ -360,3 +360,16 @@ int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err) {
   snprintf(path, sizeof path, "%s/config.json", s->dir);
   return crt_spec_load(path, out, err);
 }
+
+int crt_state_copy_annotations(crt_state *s, const crt_kvv *from) {
+  if (!from->len) return 0;
+  if (!(s->annotations.v = calloc(from->len, sizeof(crt_kv)))) return -1;
+  for (size_t i = 0; i < from->len; i++) {
+    crt_kv *kv = &s->annotations.v[i];
+    kv->key = strdup(from->v[i].key);
+    kv->value = strdup(from->v[i].value);
+    s->annotations.len = i + 1; /* freed with the state, even half made */
+    if (!kv->key || !kv->value) return -1;
+  }
+  return 0;
+}
