@@ -69,7 +69,10 @@ int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err) {
   if (!cfg->rootfs || cfg->rootfs[0] != '/') return crt_error(err, EINVAL, "rootfs: not an absolute path");
   unsigned long prop = rootfs_propagation(cfg) ? rootfs_propagation(cfg) : MS_SLAVE | MS_REC;
   if (mount(NULL, "/", NULL, prop, NULL) < 0) return crt_error(err, errno, "set propagation of /");
-  if (parent_mount_private(cfg->rootfs, err) < 0) return -1;
+  /* After a recursive slave or private, no mount is shared or unbindable
+   * (both clear MNT_UNBINDABLE): only other propagations need mountinfo. */
+  bool rec_safe = prop == (MS_SLAVE | MS_REC) || prop == (MS_PRIVATE | MS_REC);
+  if (!rec_safe && parent_mount_private(cfg->rootfs, err) < 0) return -1;
   if (mount(cfg->rootfs, cfg->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
     return crt_error(err, errno, "bind rootfs %s onto itself", cfg->rootfs);
   cleanup_close int rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -108,6 +108,46 @@ static bool own_option(crt_mount_opts *o, const char *opt) {
   return false;
 }
 
+/* What libmount's Linux map says of the options every config names, so
+ * that parsing one does not load libmount (src/util/libmount_lazy.c):
+ * the plain kernel flags, set or cleared.  tests/unit/test_mount_opts.c
+ * checks each against libmount. */
+typedef struct {
+  const char *name;
+  unsigned long set, clear;
+} flag_opt;
+
+static const flag_opt common_flags[] = {
+    {"ro", MS_RDONLY, 0},           {"rw", 0, MS_RDONLY},
+    {"nosuid", MS_NOSUID, 0},       {"suid", 0, MS_NOSUID},
+    {"nodev", MS_NODEV, 0},         {"dev", 0, MS_NODEV},
+    {"noexec", MS_NOEXEC, 0},       {"exec", 0, MS_NOEXEC},
+    {"sync", MS_SYNCHRONOUS, 0},    {"async", 0, MS_SYNCHRONOUS},
+    {"dirsync", MS_DIRSYNC, 0},     {"mand", MS_MANDLOCK, 0},
+    {"nomand", 0, MS_MANDLOCK},     {"silent", MS_SILENT, 0},
+    {"loud", 0, MS_SILENT},         {"noatime", MS_NOATIME, 0},
+    {"atime", 0, MS_NOATIME},       {"nodiratime", MS_NODIRATIME, 0},
+    {"diratime", 0, MS_NODIRATIME}, {"relatime", MS_RELATIME, 0},
+    {"norelatime", 0, MS_RELATIME}, {"strictatime", MS_STRICTATIME, 0},
+    {"nostrictatime", 0, MS_STRICTATIME}, {"lazytime", MS_LAZYTIME, 0},
+    {"nolazytime", 0, MS_LAZYTIME}, {"iversion", MS_I_VERSION, 0},
+    {"noiversion", 0, MS_I_VERSION},
+};
+
+/* Filesystem data libmount has no flag for: name=value (its Linux map
+ * takes no values), and devpts's newinstance. */
+static bool known_data(const char *opt) { return strchr(opt, '=') != NULL || !strcmp(opt, "newinstance"); }
+
+static bool common_option(crt_mount_opts *o, const char *opt) {
+  for (size_t i = 0; i < sizeof common_flags / sizeof common_flags[0]; i++)
+    if (!strcmp(opt, common_flags[i].name)) {
+      if (common_flags[i].set) set_flag(o, common_flags[i].set, false);
+      if (common_flags[i].clear) set_flag(o, common_flags[i].clear, true);
+      return true;
+    }
+  return false;
+}
+
 /* libmount's Linux map: a flag sets bits when applied to 0 or clears bits
  * when applied to ~0; both unchanged means libmount does not know it. */
 static bool libmount_option(crt_mount_opts *o, const char *opt) {
@@ -137,7 +177,9 @@ int crt_mount_opts_parse(const crt_strv *options, crt_mount_opts *out, crt_err *
     const char *opt = options->v[i];
     if (opt == NULL || *opt == 0) continue;
     /* One option per entry: a comma inside would smuggle several. */
-    if (strchr(opt, ',') == NULL && (own_option(out, opt) || libmount_option(out, opt))) continue;
+    if (strchr(opt, ',') == NULL &&
+        (own_option(out, opt) || common_option(out, opt) || (!known_data(opt) && libmount_option(out, opt))))
+      continue;
     if (append_data(&out->data, opt, err) < 0) {
       crt_mount_opts_free(out);
       return -1;

@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 
 #include <cmocka.h>
+#include <libmount.h>
 
 #include "crt/spec.h"
 
@@ -119,11 +120,49 @@ static void test_null_options(void **state) {
   crt_mount_opts_free(NULL);
 }
 
+/* crt's answer for option name against libmount's (its Linux map, through
+ * src/util/libmount_lazy.c): the same flags set and cleared, and filesystem
+ * data exactly when libmount knows no flag.  Names crt takes itself into
+ * other fields (bind, propagation) are skipped. */
+static void check_against_libmount(const char *name) {
+  const struct libmnt_optmap *map = mnt_get_builtin_optmap(MNT_LINUX_MAP);
+  assert_non_null(map);
+  unsigned long on = 0, off = ~0UL;
+  assert_int_equal(mnt_optstr_get_flags(name, &on, map), 0);
+  assert_int_equal(mnt_optstr_get_flags(name, &off, map), 0);
+  char *opts[] = {(char *)name, NULL};
+  crt_strv v = {opts, 1};
+  crt_mount_opts o;
+  crt_err *err = NULL;
+  assert_int_equal(crt_mount_opts_parse(&v, &o, &err), 0);
+  if (!o.bind && !o.propagation) {
+    print_message("%s: crt %#lx/%#lx, libmount %#lx/%#lx\n", name, o.flags, o.clear, on, ~off);
+    assert_int_equal(o.flags, on);
+    assert_int_equal(o.clear, ~off);
+    assert_int_equal(o.data != NULL, on == 0 && off == ~0UL);
+  }
+  crt_mount_opts_free(&o);
+}
+
+/* The options crt parses without loading libmount (src/spec/mount_opts.c:
+ * common_flags, known_data), and every name of libmount's map. */
+static void test_common_options_match_libmount(void **state) {
+  static const char *const common[] = {
+      "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async", "dirsync", "mand", "nomand",
+      "silent", "loud", "noatime", "atime", "nodiratime", "diratime", "relatime", "norelatime", "strictatime",
+      "nostrictatime", "lazytime", "nolazytime", "iversion", "noiversion", "newinstance", "mode=755",
+      "size=65536k", "gid=5", "ro=1", "context=\"system_u:object_r:container_file_t:s0\"", NULL};
+  for (size_t i = 0; common[i]; i++) check_against_libmount(common[i]);
+  for (const struct libmnt_optmap *m = mnt_get_builtin_optmap(MNT_LINUX_MAP); m && m->name; m++)
+    if (strpbrk(m->name, "=[") == NULL) check_against_libmount(m->name);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table),
       cmocka_unit_test(test_flags_recorded),
       cmocka_unit_test(test_null_options),
+      cmocka_unit_test(test_common_options_match_libmount),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
