@@ -17,6 +17,7 @@
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
+#include "crt/procinfo.h"
 #include "crt/rootless.h"
 #include "crt/testpoint.h"
 
@@ -237,8 +238,8 @@ static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   return false;
 }
 
-int crt_cgroup_has_pid(const char *path, pid_t pid) {
-  if (!path || !*path) return -1;
+/* A test tree holds no process: its cgroup.procs files say who is in. */
+static int has_pid_listed(const char *path, pid_t pid) {
   const cg_driver *d = cg_drv();
   char **dirs = d->dirs(d, path);
   if (!dirs) return -1;
@@ -256,6 +257,27 @@ int crt_cgroup_has_pid(const char *path, pid_t pid) {
     free(pids);
   }
   cg_strv_free(dirs);
+  return found;
+}
+
+/* One read of /proc/<pid>/cgroup (its paths are in the form state.json
+ * keeps), not a walk of every hierarchy's cgroup.procs: `list` asks this
+ * for every container. */
+int crt_cgroup_has_pid(const char *path, pid_t pid) {
+  if (!path || !*path) return -1;
+  if (cg_root_is_test()) return has_pid_listed(path, pid);
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  crt_err *e = NULL;
+  if (crt_proc_cgroup_read(pid, &v, &n, &e) < 0) {
+    crt_err_free(&e);
+    return -1;
+  }
+  size_t len = strlen(path);
+  int found = 0;
+  for (size_t i = 0; i < n && !found; i++)
+    found = strncmp(v[i].path, path, len) == 0 && (v[i].path[len] == 0 || v[i].path[len] == '/');
+  crt_proc_cgroup_free(v, n);
   return found;
 }
 
