@@ -278,6 +278,8 @@ int crt_cgroup_has_pid(const char *path, pid_t pid) {
   for (size_t i = 0; i < n && !found; i++)
     found = strncmp(v[i].path, path, len) == 0 && (v[i].path[len] == 0 || v[i].path[len] == '/');
   crt_proc_cgroup_free(v, n);
+  /* no cgroup made (rootless) or gone: nothing to compare with */
+  if (!found && !crt_cgroup_exists(path)) return -1;
   return found;
 }
 
