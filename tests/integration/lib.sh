@@ -122,3 +122,16 @@ clients_run() { # script
   [ $rc = 124 ] && fail "$1 timed out after 170 s"
   [ $rc = 0 ] || fail "$1 failed (rc $rc)"
 }
+
+# assert_sealed_crt PID WHAT: PID runs crt sealed (src/linux/cloned_binary.c):
+# through the internal overlay (its exe is /NAME on overlayfs) or from the
+# memfd copy where overlayfs cannot be used.
+assert_sealed_crt() {
+  local exe; exe=$(readlink "/proc/$1/exe")
+  case $exe in
+    "/memfd:crt (deleted)") ;;
+    "/$(basename "$CRT_BIN")")
+      assert_eq 794c7630 "$(stat -L -f -c %t "/proc/$1/exe")" "$2: filesystem of $exe (overlayfs)" ;;
+    *) fail "$2: $exe is not a sealed crt" ;;
+  esac
+}

@@ -86,7 +86,7 @@ test_parked_crt_init_has_the_filter() {
   local id; id=$(new_id)
   crt create -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "create: $(cat "$T/out")"
   local pid; pid=$(state_field "$id" pid)
-  if is_crt; then assert_eq "/memfd:crt (deleted)" "$(readlink /proc/$pid/exe)" "the parked init is crt's sealed copy"; fi
+  if is_crt; then assert_sealed_crt "$pid" "the parked init"; fi
   assert_eq 2 "$(awk '$1 == "Seccomp:" {print $2}' /proc/$pid/status)" "Seccomp of the parked init"
   crt start "$id" || fail "start"
   wait_eval '[ "$(state_field "$id" status)" = stopped ]' || fail "the program did not finish"

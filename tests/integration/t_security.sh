@@ -22,19 +22,6 @@ print("%016x" % m)
 PY
 }
 
-# assert_sealed_crt PID WHAT: PID runs crt sealed (src/linux/cloned_binary.c):
-# through the internal overlay (its exe is /NAME on overlayfs) or from the
-# memfd copy where overlayfs cannot be used.
-assert_sealed_crt() {
-  local exe; exe=$(readlink "/proc/$1/exe")
-  case $exe in
-    "/memfd:crt (deleted)") ;;
-    "/$(basename "$CRT_BIN")")
-      assert_eq 794c7630 "$(stat -L -f -c %t "/proc/$1/exe")" "$2: filesystem of $exe (overlayfs)" ;;
-    *) fail "$2: $exe is not a sealed crt" ;;
-  esac
-}
-
 # status_field TEXT FIELD: the value of "FIELD:" in a /proc/PID/status dump
 status_field() { printf '%s\n' "$1" | awk -v f="$2:" '$1 == f {print $2}'; }
 
