@@ -213,8 +213,9 @@ static const crt_help_cmd commands[] = {
      "\n"
      "       # crt delete ubuntu01",
      "The delete command removes the container's state directory, cgroup and\n"
-     "leftover processes.  A stopped container is deleted as it is; with --force, a\n"
-     "running one is killed first (SIGKILL).",
+     "leftover processes.  A stopped container is deleted as it is, and a created\n"
+     "one's waiting init is killed first (as runc and crun do); with --force, a\n"
+     "running or paused one is killed first (SIGKILL).",
      delete_opts},
     {"events", "display container events such as OOM notifications, cpu, memory, and IO usage statistics",
      "[command options] <container-id>\n"
