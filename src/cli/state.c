@@ -100,13 +100,21 @@ static void table_free(list_table *t) {
 }
 
 /* The owner column: the state directory's owner, as runc shows it. */
+/* The owner's name; the last one is kept, since a list's containers
+ * mostly share one (getpwuid reads /etc/passwd each time). */
 static void owner_of(const char *dir, char *buf, size_t len) {
+  static uid_t last_uid = (uid_t)-1;
+  static char last_name[64];
   struct stat sb;
   snprintf(buf, len, "root");
   if (stat(dir, &sb) != 0) return;
-  struct passwd *pw = getpwuid(sb.st_uid);
-  if (pw) snprintf(buf, len, "%s", pw->pw_name);
-  else snprintf(buf, len, "#%u", sb.st_uid);
+  if (sb.st_uid != last_uid) {
+    struct passwd *pw = getpwuid(sb.st_uid);
+    if (pw) snprintf(last_name, sizeof last_name, "%s", pw->pw_name);
+    else snprintf(last_name, sizeof last_name, "#%u", sb.st_uid);
+    last_uid = sb.st_uid;
+  }
+  snprintf(buf, len, "%s", last_name);
 }
 
 /* One container: its id (quiet), its state JSON, or a table row. */
