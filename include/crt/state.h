@@ -80,4 +80,8 @@ int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err);
  * ENOMEM, what was copied freed with the state. */
 int crt_state_copy_annotations(crt_state *s, const crt_kvv *from);
 
+/* Now, as state.json's "created" (RFC 3339, UTC, nanoseconds); malloc'd,
+ * NULL on ENOMEM. */
+char *crt_state_time_now(void);
+
 #endif

@@ -87,17 +87,6 @@ static bool needs_two_stage(const crt_spec *spec) {
 
 /* ---- the runtime side ---- */
 
-static char *now_rfc3339(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
-  char buf[64], *out = NULL;
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0) return NULL;
-  return out;
-}
-
 static char *abs_path(const char *base, const char *p) {
   char *out = NULL;
   if (p[0] == '/') out = strdup(p);
@@ -409,7 +398,7 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   s->id = strdup(c->opts->id);
   s->bundle = strdup(c->bundle);
   s->rootfs = strdup(c->rootfs);
-  s->created = now_rfc3339();
+  s->created = crt_state_time_now();
   s->owner = strdup("");
   s->dir = strdup(dir);
   s->systemd = c->opts->systemd_cgroup;

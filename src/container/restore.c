@@ -58,16 +58,6 @@ typedef struct {
   bool cgroup_made;
 } rctx;
 
-static char *now_rfc3339(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  gmtime_r(&ts.tv_sec, &tm);
-  char buf[64], *out = NULL;
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0 ? NULL : out;
-}
-
 /* The images: a directory holding criu's inventory and crt's description. */
 static int load_images(rctx *c, crt_err **err) {
   if (crt_ckpt_dirs(&c->o->c, &c->images, &c->work, err) < 0) return -1;
@@ -148,7 +138,7 @@ static int make_state(rctx *c, crt_err **err) {
   s->id = strdup(o->id);
   s->bundle = strdup(c->bundle);
   s->rootfs = strdup(c->rootfs);
-  s->created = now_rfc3339();
+  s->created = crt_state_time_now();
   s->owner = strdup("");
   s->dir = strdup(c->dir);
   s->systemd = o->systemd_cgroup;

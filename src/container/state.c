@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
@@ -372,4 +373,15 @@ int crt_state_copy_annotations(crt_state *s, const crt_kvv *from) {
     if (!kv->key || !kv->value) return -1;
   }
   return 0;
+}
+
+char *crt_state_time_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char buf[64], *out = NULL;
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0) return NULL;
+  return out;
 }
