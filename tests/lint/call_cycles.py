@@ -10,24 +10,9 @@ with the symbols that close it and exits 1.  Data references count too
 Usage: call_cycles.py [OBJ...]
 """
 import collections
-import glob
-import subprocess
 import sys
 
-# Cycles known and owned elsewhere: remove an entry once it is fixed.
-KNOWN = []
-
-
-def symbols(obj):
-    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "TDBRVWGS":
-            defined.add(f[2])
-        elif len(f) == 2 and f[0] == "U":
-            undefined.add(f[1])
-    return defined, undefined
+from objects import object_files, short, symbols
 
 
 def cycles(graph, nodes):
@@ -61,15 +46,9 @@ def cycles(graph, nodes):
     return out
 
 
-def short(path):
-    i = path.find("src/")
-    return path[i:] if i >= 0 else path
-
-
 def main(argv):
-    objs = sorted(argv[1:] or glob.glob("build/src/*/*.o"))
+    objs = object_files(argv, "call_cycles")
     if not objs:
-        print("call_cycles: no object files (run make crt first)", file=sys.stderr)
         return 2
     defs, undef = {}, {}
     for o in objs:
@@ -85,11 +64,8 @@ def main(argv):
                 via[(o, d)].add(s)
     bad = 0
     for comp in cycles(graph, objs):
-        names = {short(o) for o in comp}
-        if names in KNOWN:
-            continue
         bad += 1
-        print("call cycle among: " + " ".join(sorted(names)))
+        print("call cycle among: " + " ".join(sorted(short(o) for o in comp)))
         for a in sorted(comp):
             for b in sorted(graph[a] & comp):
                 print("  %s -> %s: %s" % (short(a), short(b), ", ".join(sorted(via[(a, b)]))))

@@ -13,8 +13,9 @@ Usage: header_files.py [OBJ...]
 import glob
 import os
 import re
-import subprocess
 import sys
+
+from objects import object_files, short, symbols
 
 # Headers that declare a module of several files rather than one file:
 # header base name -> glob patterns (relative to the tree) of the .c files
@@ -89,25 +90,14 @@ def declared_functions(path):
     return names
 
 
-def defined_symbols(obj):
-    out = subprocess.run(["nm", "--defined-only", obj], capture_output=True, text=True, check=True).stdout
-    return {f[2] for f in (l.split() for l in out.splitlines()) if len(f) == 3 and f[1] in "TW"}
-
-
-def short(path):
-    i = path.find("src/")
-    return path[i:] if i >= 0 else path
-
-
 def main(argv):
-    objs = sorted(argv[1:] or glob.glob("build/src/*/*.o"))
+    objs = object_files(argv, "header_files")
     if not objs:
-        print("header_files: no object files (run make crt first)", file=sys.stderr)
         return 2
     where = {}
     for o in objs:
         src = short(o)[:-2] + ".c"
-        for s in defined_symbols(o):
+        for s in symbols(o, "TW")[0]:
             where.setdefault(s, set()).add(src)
     headers = sorted(glob.glob("include/crt/*.h"))
     bad = 0
