@@ -24,8 +24,8 @@ IMG=docker.io/library/crt-busybox:latest
 P=crt-brl$$   # prefix of the buildah container names
 fails=0
 
-. "$here/lib.sh"                       # say, bad, die, ok_eq, ok_has
-. "$REPO/tests/lib/rootless-user.sh"   # ru_create, ru_remove, ru_as
+. "$here/lib.sh"                       # say, bad, die, ok_eq, ok_has, report_and_exit
+. "$REPO/tests/lib/rootless-user.sh"   # ru_create, ru_remove, ru_as, ru_reach
 bh() { ru_as timeout 60 buildah --root "$W/home/storage" --runroot "$W/rr" --storage-driver vfs "$@"; }
 RUN=(--isolation oci --runtime "$W/bin/crt" --network none)
 # brun ARGS: a buildah run that must reach the runtime's start (counted)
@@ -52,17 +52,12 @@ cleanup() {
   [ -z "$st" ] || bad "runtime state left in \$XDG_RUNTIME_DIR/$name: $st"
   m=$(grep -c " $W" /proc/self/mountinfo)
   [ "$m" = 0 ] || bad "$m mounts left under $W on the host"
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 trap 'bad "killed by a signal"; exit 1' TERM INT HUP
 
-# The user must reach W (a mktemp dir of the caller may be 0700).
-d=$W
-while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+ru_reach "$W" || die "make $W reachable for the test user"
 ru_create "$W/home" || die "useradd"
 mkdir -p "$W/bin" "$W/log/bundles" "$W/run" "$W/rr" "$W/tmp"
 chown "$RU_USER:" "$W/log" "$W/log/bundles" "$W/run" "$W/rr" "$W/tmp"

@@ -54,10 +54,7 @@ cleanup() {
   cg=$(comm -13 <(echo "$cg_before") <(find /sys/fs/cgroup -maxdepth 3 -type d -name 'buildah-buildah*' 2>/dev/null | sort))
   [ -z "$cg" ] || bad "cgroups left: $(echo $cg | head -c 300)"
   for d in $made; do rm -rf "$d"; done
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 trap 'bad "killed by a signal"; exit 1' TERM INT HUP

@@ -64,10 +64,7 @@ cleanup() {
   # them if they are ours and empty.
   for d in $(comm -13 <(echo "$cg_before") <(ls -d /sys/fs/cgroup/*/$NS 2>/dev/null | sort)); do rmdir "$d" 2>/dev/null; done
   for d in $run_made; do rmdir "$d" 2>/dev/null; done   # ours, if empty
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 

@@ -120,10 +120,7 @@ cleanup() {
     ip link del "$BR"   # the bridge plugin leaves its bridge by design
   fi
   for d in $made; do find "$d" -depth -type d -empty -delete 2>/dev/null; done   # ours, if empty
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 trap 'bad "killed by a signal"; exit 1' TERM INT HUP

@@ -28,8 +28,8 @@ IMG=localhost/crt-busybox:latest
 P=crt-prl$$   # prefix of every container name
 fails=0
 
-. "$here/lib.sh"                       # say, bad, die, ok_eq, ok_has
-. "$REPO/tests/lib/rootless-user.sh"   # ru_create, ru_remove, ru_as
+. "$here/lib.sh"                       # say, bad, die, ok_eq, ok_has, report_and_exit
+. "$REPO/tests/lib/rootless-user.sh"   # ru_create, ru_remove, ru_as, ru_reach
 PM=(podman --runtime "$W/bin/crt" --root "$W/home/storage" --runroot "$R/rr" --tmpdir "$R/tmp" --storage-driver vfs)
 pm() { ru_as timeout 60 "${PM[@]}" "$@"; }
 status() { pm inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$1" 2>&1; }
@@ -62,17 +62,12 @@ cleanup() {
   m=$(grep -cE " ($W|$R)" /proc/self/mountinfo)
   [ "$m" = 0 ] || bad "$m mounts left under $W or $R on the host"
   rm -rf "$R"
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 trap 'bad "killed by a signal"; exit 1' TERM INT HUP
 
-# The user must reach W (a mktemp dir of the caller may be 0700).
-d=$W
-while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+ru_reach "$W" || die "make $W reachable for the test user"
 chmod 0755 "$R"
 ru_create "$W/home" || die "useradd"
 mkdir -p "$W/bin" "$W/log/bundles" "$R/run" "$R/rr" "$R/tmp" "$W/home/vol"

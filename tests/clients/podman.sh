@@ -61,10 +61,7 @@ cleanup() {
       *) rm -rf "$h" ;;
     esac
   done
-  [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
-  if [ "$fails" = 0 ]; then say "all passed"; else say "$fails check(s) failed"; fi
-  [ "$fails" = 0 ]
-  exit $?
+  report_and_exit
 }
 trap cleanup EXIT
 

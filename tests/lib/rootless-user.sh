@@ -42,3 +42,10 @@ ru_as() {
   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "${RU_ENV[@]}" \
     setpriv --reuid="$RU_UID" --regid="$RU_GID" --init-groups "$@"
 }
+
+# ru_reach DIR: every directory from DIR up to / or /tmp searchable, so the
+# user reaches DIR (a mktemp dir of the caller may be 0700).
+ru_reach() {
+  local d=$1
+  while [ "$d" != / ] && [ "$d" != /tmp ]; do chmod o+x "$d" || return 1; d=$(dirname "$d"); done
+}
