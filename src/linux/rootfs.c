@@ -240,12 +240,12 @@ static int container_null(int rootfd) {
   return fd;
 }
 
-/* A file mask is bound from the container's null device when it is one,
- * else from the host's (the clone made before pivot_root, then clones of
- * that once it is attached).  Anything else is refused, never followed. */
-static int mask_file(int rootfd, int target, const char *path, crt_err **err) {
+/* A file mask is bound from the container's null device (own, from
+ * container_null) when it is one, else from the host's (the clone made
+ * before pivot_root, then clones of that once it is attached).  Anything
+ * else is refused, never followed. */
+static int mask_file(int own, int target, const char *path, crt_err **err) {
   char s[32], t[32];
-  cleanup_close int own = container_null(rootfd);
   if (own >= 0) {
     if (mount(crt_fd_path(s, own), crt_fd_path(t, target), NULL, MS_BIND, NULL) < 0)
       return crt_error(err, errno, "mask %s", path);
@@ -264,14 +264,14 @@ static int mask_file(int rootfd, int target, const char *path, crt_err **err) {
 }
 
 /* The entry itself, never what a symlink there points to. */
-static int masked_path(int rootfd, size_t i, const char *path, const char *label, crt_err **err) {
+static int masked_path(int rootfd, int own_null, size_t i, const char *path, const char *label, crt_err **err) {
   cleanup_close int fd = -1;
   if (open_listed(rootfd, "maskedPaths", i, path, &fd, err) < 0) return -1;
   if (fd < 0) return 0;
   struct stat st;
   if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
   if (S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "linux.maskedPaths[%zu]: mask %s: a symlink", i, path);
-  if (!S_ISDIR(st.st_mode)) return mask_file(rootfd, fd, path, err);
+  if (!S_ISDIR(st.st_mode)) return mask_file(own_null, fd, path, err);
   char p[32];
   crt_fd_path(p, fd);
   cleanup_free char *data = NULL;
@@ -301,8 +301,10 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
   if (l) {
     for (size_t i = 0; i < l->readonly_paths.len; i++)
       if (readonly_path(rootfd, i, l->readonly_paths.v[i], err) < 0) return -1;
+    /* opened once: every file mask is bound from the same checked fd */
+    cleanup_close int own_null = l->masked_paths.len ? container_null(rootfd) : -1;
     for (size_t i = 0; i < l->masked_paths.len; i++)
-      if (masked_path(rootfd, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
+      if (masked_path(rootfd, own_null, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
   }
   if (g_null_tree >= 0) close(g_null_tree);
   g_null_tree = -1;
