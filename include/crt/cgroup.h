@@ -36,35 +36,67 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
  * that delete --force cannot find). */
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
 
-/* cgroup v2 only: makes the directory of the cgroup at path (as
- * crt_cgroup_resolve gave it) before the process exists, so that it can be
- * cloned straight into it (clone3 with CLONE_INTO_CGROUP: no migration, so
- * no wait on the cgroup rwsem's RCU grace period).  Resources follow with
- * crt_cgroup_configure.  *fd: the directory, or -1. */
+/* Makes the cgroup at path (as crt_cgroup_resolve gave it) before the
+ * process exists, so that it enters without a migration by pid, which
+ * waits for the cgroup rwsem's RCU grace period: on cgroup v2 the
+ * directory, which the process is cloned straight into (clone3 with
+ * CLONE_INTO_CGROUP), resources follow with crt_cgroup_configure; on v1
+ * and hybrid (as root) every hierarchy's directory with its resources and
+ * devices, joined by the process itself through crt_cgroup_open_tasks (and
+ * hybrid's unified one cloned into).  *fd: the cgroup2 directory, or -1. */
 enum crt_cgroup_prepared {
-  CRT_CGROUP_NOT_PREPARED, /* v1, hybrid, systemd: crt_cgroup_enter after the clone */
-  CRT_CGROUP_PREPARED,     /* made; *fd is it (or -1 if it could not be opened) */
+  CRT_CGROUP_NOT_PREPARED, /* systemd, rootless v1: crt_cgroup_enter after the clone */
+  CRT_CGROUP_PREPARED,     /* made; *fd is its cgroup2 directory (or -1: none, or it could not be opened) */
   CRT_CGROUP_NONE,         /* rootless, nothing could be made: no cgroup */
 };
 int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err);
 /* Whether crt_cgroup_prepare makes the cgroup before the clone for cfg
- * (cgroup v2 without --systemd-cgroup), so that create saves the rescue
- * state before it. */
+ * (without --systemd-cgroup; on v1 and hybrid not rootless), so that
+ * create saves the rescue state before it. */
 bool crt_cgroup_prepares(const crt_cgroup_config *cfg);
+
+/* The `tasks` files of the container's cgroup on each v1 hierarchy, opened
+ * for writing by the runtime before the clone, so that a process in a user
+ * namespace can still write to them (the opener's credentials count). */
+typedef struct {
+  int *fds;
+  char **dirs; /* for errors */
+  size_t n;
+} crt_cgroup_tasks;
+int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err);
+/* In the new process, first thing: writes "0" to each (see
+ * crt_cgroup_join_self), then closes them. */
+int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err);
+/* Closes the fds (the runtime's copies after the clone) and frees t. */
+void crt_cgroup_tasks_free(crt_cgroup_tasks *t);
 
 /* Writes the resources and the device filter into a cgroup made by
  * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs
  * unconfined. */
 int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err);
 
-/* The v2 directory of a container cgroup (and sub-cgroup) opened for
- * clone3's CLONE_INTO_CGROUP; -1 on v1/hybrid or on any error. */
+/* The cgroup2 directory of a container cgroup (and sub-cgroup; on hybrid
+ * the unified hierarchy's) opened for clone3's CLONE_INTO_CGROUP; -1 on
+ * v1 or on any error. */
 int crt_cgroup_open(const char *path, const char *sub);
 
-/* Moves another process (exec) into an existing container cgroup;
- * sub: optional sub-cgroup (exec --cgroup), NULL for the container's own. */
-int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err);
+/* Moves another process into an existing container cgroup; sub: optional
+ * sub-cgroup (exec --cgroup), NULL for the container's own.  Skipped: the
+ * cgroup2 hierarchy when pid was cloned into it, and the v1 hierarchies
+ * when v1_joined (the process joined them itself, crt_cgroup_join_self). */
+int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err);
+
+/* Moves the calling single-threaded process into the container's cgroup
+ * (sub: as crt_cgroup_join's): on each v1 hierarchy by writing "0" to its
+ * `tasks` file, and on the cgroup2 one (v2, hybrid's unified) by writing
+ * "0" to cgroup.procs when cgroup2 is set.  A thread that moves itself
+ * skips the kernel's global threadgroup lock, whose RCU grace period makes
+ * a write of a pid to cgroup.procs cost 5-10 ms here when no other cgroup
+ * migration preceded it (docs/performance.md); cgroup2's cgroup.procs
+ * always takes that lock, so clone3's CLONE_INTO_CGROUP is the way in
+ * there, and cgroup2 only its fallback. */
+int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err);
 
 /* --systemd-cgroup: stops the container's transient unit (gone already:
  * fine).  Call before crt_cgroup_destroy. */

@@ -19,6 +19,7 @@ typedef struct {
   bool detach;
   bool ignore_paused;
   int preserve_fds;
+  char **argv;                /* crt's own, to re-execute from a sealed copy of crt */
 } crt_exec_opts;
 
 /* Detached: returns once the process exec'd (0) or failed (< 0).

@@ -24,6 +24,10 @@ typedef struct {
   int hold;                         /* create: the sync socket, closed by the stub once its filter is
                                      * loaded (failures go there until then), or -1 */
   int errfd;                        /* exec: the error pipe, or -1 */
+  bool spawn;                       /* exec's stub entry: the stub forks the process (our parent's
+                                     * child, in a new session) and sends its pid on spawn_sync */
+  int spawn_sync;
+  bool tty;                         /* spawn: fd 0 becomes the controlling terminal */
   const crt_seccomp_filter *filter; /* loaded by the stub, or NULL */
   int exit_code;                    /* when the stub fails */
   const char *exe;

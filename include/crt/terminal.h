@@ -10,11 +10,13 @@
 
 /* In the container process (after pivot_root, so /dev/ptmx is the
  * container's devpts): opens a pty, applies consoleSize, binds the slave
- * over /dev/console when bind_console, makes it the controlling terminal and
- * stdin/stdout/stderr, and sends the master over sock (SCM_RIGHTS, runc's
- * format).  Closes its copy of the master.  sock should be above 2: a sock
- * on 0-2 is replaced by the slave (after the master was sent). */
-int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err);
+ * over /dev/console when bind_console, makes it the controlling terminal of
+ * a new session when controlling (else the process that execs the user's
+ * program does: crt-stub's spawn), makes it stdin/stdout/stderr, and sends
+ * the master over sock (SCM_RIGHTS, runc's format).  Closes its copy of the
+ * master.  sock should be above 2: a sock on 0-2 is replaced by the slave
+ * (after the master was sent). */
+int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, bool controlling, crt_err **err);
 
 /* Connects to a --console-socket path (unix stream); returns the fd. */
 int crt_console_socket_connect(const char *path, crt_err **err);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include "crt/caps.h"
 #include "crt/cli.h"
@@ -48,6 +49,12 @@ static int parse_u32(const char *s, uint32_t *out) {
   if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-') return -1;
   *out = (uint32_t)v;
   return 0;
+}
+
+/* Whether a --process file reads the same a second time (a pipe does not). */
+static bool rereadable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 typedef struct {
@@ -222,11 +229,14 @@ int crt_cmd_exec(int argc, char **argv) {
     crt_usage_error(argv[0], "exec needs a command or --process");
     goto out;
   }
-  /* The process entering the container must not run the on-disk crt: a
-   * container process with CAP_SYS_PTRACE could open its /proc/PID/exe and
-   * write to the binary once we exit (CVE-2019-5736).  The re-exec starts
-   * this command over, so it comes before anything is read (-p /dev/stdin). */
-  if (crt_ensure_cloned_binary(crt_g.argv0, &err) < 0) goto fail;
+  /* A process entering the container's pid namespace must not run the
+   * on-disk crt: a container process with CAP_SYS_PTRACE could open its
+   * /proc/PID/exe and write to the binary once we exit (CVE-2019-5736).
+   * crt_container_exec re-executes crt from a sealed copy when the stub
+   * entry cannot take the exec; the re-exec starts this command over, so a
+   * --process that cannot be read twice (-p /dev/stdin) needs it first. */
+  o.argv = crt_g.argv0;
+  if (f.process_file && !rereadable(f.process_file) && crt_ensure_cloned_binary(o.argv, &err) < 0) goto fail;
   int built = build_process(&f, &o, nargs, argv + optind + 1, argv[0], &src, &err);
   if (built > 0) goto out;
   if (built < 0) goto fail;

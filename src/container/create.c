@@ -4,12 +4,16 @@
  * message per step:
  *
  *   parent                          init
- *   [v2: mkdir the cgroup, open it]
- *   clone ------------------------> (in new namespaces; on v2 born in its
- *                                   cgroup: clone3 CLONE_INTO_CGROUP)
+ *   [mkdir the cgroup, open it; v1
+ *    and hybrid: with resources and
+ *    devices, its tasks files open]
+ *   clone ------------------------> (in new namespaces; born in its cgroup2
+ *                                   cgroup: clone3 CLONE_INTO_CGROUP; into
+ *                                   the v1 ones by itself: "0" to tasks)
  *   write uid/gid maps, MAPS_DONE -> become root in the user ns
- *   cgroup: resources, device filter,
- *   join (v1, or v2 fallback),
+ *   cgroup: v2 resources, device
+ *   filter, join (rootless v1,
+ *   systemd, or clone3 fallback),
  *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
  *                                   mounts (born in the cgroup: all this
  *                                   while the parent configures it, and
@@ -185,9 +189,10 @@ static int no_cgroup(const init_ctx *c, crt_err **err) {
 static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (c->cgroup_made) {
-    /* v2, prepared: the init was born in it unless clone3 fell back */
+    /* prepared: the init was born in the cgroup2 one unless clone3 fell
+     * back, and joined the v1 ones itself */
     if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
-    return crt_cgroup_join(s->cgroup_path, NULL, s->pid, err);
+    return crt_cgroup_join(s->cgroup_path, NULL, s->pid, c->v1_self_joined, err);
   }
   if (!*s->cgroup_path) return no_cgroup(c, err);
   char *entered = NULL;
@@ -272,9 +277,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   return crt_exec_fifo_note_parked(s->dir, s->pid, err);
 }
 
-/* On cgroup v2 the cgroup is made before the init, which is then cloned
- * straight into it.  The rescue file names it first, so that a crash here
- * leaves nothing that delete --force cannot find. */
+/* The cgroup is made before the init, which is then cloned straight into
+ * it (cgroup2), or joins it by itself (v1: crt_cgroup_open_tasks).  The
+ * rescue file names it first, so that a crash here leaves nothing that
+ * delete --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
@@ -283,6 +289,8 @@ static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
   if (got == CRT_CGROUP_NONE) s->cgroup_path[0] = 0; /* rootless: no cgroup */
+  if (c->cgroup_made && crt_cgroup_open_tasks(s->cgroup_path, &c->cg_tasks, err) < 0) return -1;
+  c->v1_self_joined = c->cg_tasks.n > 0;
   return 0;
 }
 
@@ -418,11 +426,12 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   c->state = s;
   int cs = *child_sync;
   *child_sync = -1; /* spawn closes it */
-  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, v2 cgroup)");
+  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, cgroup)");
   if (spawn(c, cs, &s->pid, err) < 0) return -1;
   CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   c->cgroup_fd = -1;
+  crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   c->idmap_fds = NULL;
   s->start_time = crt_proc_start_time(s->pid, NULL);
@@ -434,6 +443,7 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
 static void close_ctx(init_ctx *c) {
   if (c->sync >= 0) close(c->sync);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   if (c->fifo >= 0) close(c->fifo);
   if (c->console >= 0) close(c->console);

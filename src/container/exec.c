@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,10 +42,47 @@ typedef struct {
   int init_pidfd; /* held since the init was checked: its pid cannot be reused meanwhile */
   int sync, errpipe, console;
   crt_child_report rep; /* errors go to errpipe */
-  int cgroup_fd; /* v2: the cgroup to clone into, or -1 */
+  int cgroup_fd; /* cgroup2 (v2, hybrid's unified): the cgroup to clone into, or -1 */
+  bool v1_self;  /* the joiner joins the v1 hierarchies itself (crt_cgroup_join_self) */
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
   bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
+  bool born;     /* the stub entry: K was cloned into the cgroup2 cgroup (crt_clone_into) */
+  const char *cgroup_path;
 } exec_ctx;
+
+/* The process's setup and its program, through crt-stub when fo.stub is
+ * open.  spawn: we are the stub entry's K, outside the pid namespace, and
+ * the stub forks the process (its new session too). */
+__attribute__((noreturn)) static void finish_process(exec_ctx *c, crt_sync_msg *m, bool spawn) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_process *p = c->o->process;
+  CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, !spawn, &err));
+  /* foreground tty: wait until the runtime has set the master's modes */
+  if (p->terminal && !c->o->console_socket) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
+  crt_finalize_in fin = {.spec = c->spec, .p = p, .cwd_origin = c->o->cwd_origin ? c->o->cwd_origin : "in config.json",
+                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) || crt_in_userns(), .use_stub = c->use_stub,
+                         .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
+  (void)prctl(PR_SET_PDEATHSIG, 0); /* cannot fail: 0 is a valid signal */
+  crt_reset_signals();
+  crt_cloexec_fds_from(3 + c->o->preserve_fds);
+  if (fo.stub >= 0) {
+    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .hold = -1, .errfd = c->errpipe,
+                        .spawn = spawn, .spawn_sync = c->sync, .tty = p->terminal,
+                        .filter = fo.seccomp_at == CRT_SECCOMP_STUB ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
+                        .argv = p->args.v, .envp = fo.envp};
+    crt_stub_exec(&sa, &err);
+    crt_child_fail(r, err);
+  }
+  if (spawn) crt_error(&err, 0, "the stub entry without crt-stub"); /* stub_entry_usable rules it out */
+  else {
+    execve(fo.exe, p->args.v, fo.envp);
+    crt_error(&err, errno, "exec %s", fo.exe);
+  }
+  crt_child_fail(r, err);
+}
 
 static void exec_process(exec_ctx *c) {
   crt_err *err = NULL;
@@ -69,46 +107,18 @@ static void exec_process(exec_ctx *c) {
     }
     close(c->cgns_fd);
   }
-  CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, &err));
-  /* foreground tty: wait until the runtime has set the master's modes */
-  if (p->terminal && !c->o->console_socket) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_TTY_DONE, m, &err));
-  crt_finalize_in fin = {.spec = c->spec, .p = p, .cwd_origin = c->o->cwd_origin ? c->o->cwd_origin : "in config.json",
-                         .userns = crt_spec_namespace(c->spec, CRT_NS_USER) || crt_in_userns(), .use_stub = c->use_stub,
-                         .sync = c->sync};
-  crt_finalized fo;
-  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
-  (void)prctl(PR_SET_PDEATHSIG, 0); /* cannot fail: 0 is a valid signal */
-  crt_reset_signals();
-  crt_cloexec_fds_from(3 + c->o->preserve_fds);
-  if (fo.stub >= 0) {
-    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .hold = -1, .errfd = c->errpipe,
-                        .filter = fo.seccomp_at == CRT_SECCOMP_STUB ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
-                        .argv = p->args.v, .envp = fo.envp};
-    crt_stub_exec(&sa, &err);
-    crt_child_fail(r, err);
-  }
-  execve(fo.exe, p->args.v, fo.envp);
-  crt_error(&err, errno, "exec %s", fo.exe);
-  crt_child_fail(r, err);
+  finish_process(c, m, false);
 }
 
 static void exec_entry(void *c) {
   exec_process(c);
 }
 
-/* Joins the container's namespaces, then clones the process as the
- * runtime's child so that the caller (a subreaper shim) inherits it. */
-static void joiner(exec_ctx *c) {
+/* The container's namespaces (defer: joined later, its fd in cgns_fd);
+ * returns the CLONE_NEW* flags joined. */
+static int join_namespaces(exec_ctx *c, int defer) {
   crt_err *err = NULL;
   int joined = 0;
-  (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
-  /* In the container's cgroup namespace the kernel would refuse to clone
-   * into its cgroup (not below our namespace root): join that one last. */
-  int defer = c->cgroup_fd >= 0 ? CLONE_NEWCGROUP : 0;
-  /* execCPUAffinity.initial: where the process runs before it joins the
-   * container's cgroup (inherited by the clone below) */
-  const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
-  if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   CHILD_TRY(&c->rep, crt_ns_join_pid(c->init_pid, defer, &joined, &c->cgns_fd, &err));
   /* The init checked by load_container was alive while its namespaces
    * were opened by pid: they were its own, not a successor's. */
@@ -117,7 +127,45 @@ static void joiner(exec_ctx *c) {
     crt_child_fail(&c->rep, err);
   }
   close(c->init_pidfd);
+  return joined;
+}
+
+/* Joins the container's namespaces, then clones the process as the
+ * runtime's child so that the caller (a subreaper shim) inherits it. */
+static void joiner(exec_ctx *c) {
+  crt_err *err = NULL;
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
+  /* In the container's cgroup namespace the kernel would refuse to clone
+   * into its cgroup (not below our namespace root): join that one last. */
+  int defer = c->cgroup_fd >= 0 ? CLONE_NEWCGROUP : 0;
+  /* execCPUAffinity.initial: where the process runs before it joins the
+   * container's cgroup (inherited by the clone below) */
+  const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
+  if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
+  /* before setns: the host's cgroupfs paths; the clone below inherits them */
+  if (c->v1_self) CHILD_TRY(&c->rep, crt_cgroup_join_self(c->cgroup_path, c->o->cgroup, false, &err));
+  join_namespaces(c, defer);
   crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
+}
+
+/* The stub entry's K (see spawn_by_stub): crt's child, in the container's
+ * cgroup and namespaces but never in its pid namespace, which only the
+ * process that crt-stub forks enters. */
+static void stub_entry(exec_ctx *c) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) _exit(255);
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  /* before setns, through the host's cgroupfs; cgroup2 only if clone3
+   * could not clone us into it */
+  CHILD_TRY(r, crt_cgroup_join_self(c->cgroup_path, c->o->cgroup, !c->born, &err));
+  if (!(join_namespaces(c, 0) & CLONE_NEWPID)) {
+    crt_error(&err, 0, "the container's pid namespace is crt's own: refusing to enter it from crt's binary");
+    crt_child_fail(r, err);
+  }
+  finish_process(c, m, true);
 }
 
 static int read_errpipe(int fd, crt_err **err) {
@@ -146,8 +194,8 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
   }
 }
 
-static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **err) {
-  enum crt_status st = crt_state_status(s);
+static int check_status(const crt_state *s, const crt_exec_opts *o, enum crt_status *out, crt_err **err) {
+  enum crt_status st = *out = crt_state_status(s);
   switch (st) {
   case CRT_STATUS_RUNNING:
   case CRT_STATUS_CREATED: return 0;
@@ -167,6 +215,16 @@ static int check_status(const crt_state *s, const crt_exec_opts *o, crt_err **er
   return crt_error(err, 0, "cannot exec in a stopped container: %s", why);
 }
 
+/* Whether the joiner can join the v1 hierarchies itself, the fast way.
+ * Not: rootless (crt_cgroup_join knows which failures to ignore); a paused
+ * container (the joiner would freeze before it clones); execCPUAffinity's
+ * initial list (it is for the time before the process joins the cgroup,
+ * and joining a cpuset resets it). */
+static bool v1_self_join(const crt_state *s, enum crt_status st, const crt_exec_opts *o) {
+  const crt_exec_cpu_affinity *aff = o->process->exec_cpu_affinity;
+  return s->cgroup_path && *s->cgroup_path && !crt_rootless() && st != CRT_STATUS_PAUSED && !(aff && aff->initial);
+}
+
 /* The runtime's side of one exec. */
 typedef struct {
   const crt_exec_opts *o;
@@ -176,8 +234,30 @@ typedef struct {
   int ep[2], sp[2];     /* error pipe, sync socketpair: [0] ours */
   int console, ours_tty, master;
   pid_t pid;            /* the process, once the joiner sent it */
+  bool v1_self;         /* the joiner joins the v1 cgroups itself */
+  bool by_stub;         /* the stub entry (spawn_by_stub), not the joiner */
   crt_stages st;        /* --debug timings */
 } exec_run;
+
+/* Whether the stub entry can take this exec: the container has a pid
+ * namespace that is not ours (else K would be in it, seen); crt-stub
+ * loads the seccomp filter, if any, after its fork; nothing needs the
+ * process in the cgroup in another order (a paused container, an
+ * execCPUAffinity) or needs the runtime to place it after the clone
+ * (rootless: crt_cgroup_join knows which cgroups it may go without). */
+static bool stub_entry_usable(const exec_run *x, enum crt_status st) {
+  const crt_process *p = x->o->process;
+  const crt_seccomp *sc = x->spec->linux_ ? x->spec->linux_->seccomp : NULL;
+  const char *forbidden = NULL;
+  if (st == CRT_STATUS_PAUSED || p->exec_cpu_affinity || crt_rootless()) return false;
+  if (!crt_stub_usable(sc, p, false)) return false;
+  if (sc && crt_seccomp_load_point(sc, p, false, true, &forbidden) != CRT_SECCOMP_STUB) return false;
+  char path[64];
+  struct stat a, b;
+  snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)x->s->pid);
+  if (stat(path, &a) < 0 || stat("/proc/self/ns/pid", &b) < 0) return false;
+  return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
 
 /* Stage 1: the container, in a state that takes an exec, and its config. */
 static int load_container(exec_run *x, crt_err **err) {
@@ -187,46 +267,103 @@ static int load_container(exec_run *x, crt_err **err) {
   if (x->init_pidfd < 0 && errno != ESRCH && x->s->pid > 0)
     return crt_error(err, errno, "pidfd_open of the container's init (pid %d)", (int)x->s->pid);
   /* checked once the pidfd is held: the pidfd is the process that passed */
-  if (check_status(x->s, o, err) < 0) return -1;
+  enum crt_status st;
+  if (check_status(x->s, o, &st, err) < 0) return -1;
+  x->v1_self = v1_self_join(x->s, st, o);
   if (crt_state_load_spec(x->s, &x->spec, err) < 0) return -1;
-  /* The caller re-executed from the sealed copy (crt_ensure_cloned_binary):
-   * the container's processes can see the one we clone. */
-  if (!crt_exe_is_sealed())
-    return crt_error(err, 0, "refusing to enter the container from crt's on-disk binary (not the sealed copy)");
-  return 0;
+  x->by_stub = stub_entry_usable(x, st);
+  if (x->by_stub) return 0;
+  /* Else the process we clone runs crt in the container's pid namespace,
+   * where its processes can see it: from a sealed copy of crt.  Starts
+   * this command over unless it runs from one already. */
+  return crt_ensure_cloned_binary(o->argv, err);
 }
 
-/* Stage 2: the joiner forked; *serr: the sync error when it sent no pid
- * (its own message is then on the error pipe). */
-static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
+/* The channels to the process, and what its side knows. */
+static int prepare_spawn(exec_run *x, exec_ctx *c, crt_err **err) {
   const crt_exec_opts *o = x->o;
-  /* see crt_container_create: most processes end in crt-stub */
-  bool use_stub = crt_stub_usable(x->spec->linux_ ? x->spec->linux_->seccomp : NULL, o->process, false);
   if (crt_console_open(o->process->terminal, o->console_socket, o->detach, &x->console, &x->ours_tty, err) < 0)
     return -1;
   if (pipe2(x->ep, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x->sp) < 0)
     return crt_error(err, errno, "pipe");
-  exec_ctx c = {.o = o, .spec = x->spec, .init_pid = x->s->pid, .init_pidfd = x->init_pidfd, .sync = x->sp[1],
-                .errpipe = x->ep[1],
-                .console = x->console, .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1,
-                .use_stub = use_stub, .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
-  pid_t j = fork();
-  if (j == 0) {
-    close(x->sp[0]);
-    close(x->ep[0]);
-    if (x->ours_tty >= 0) close(x->ours_tty);
-    joiner(&c);
-  }
-  int e = errno;
-  if (c.cgroup_fd >= 0) close(c.cgroup_fd);
-  if (j < 0) return crt_error(err, e, "fork");
-  /* the joiner's ends */
+  /* see crt_container_create: most processes end in crt-stub */
+  bool use_stub = x->by_stub || crt_stub_usable(x->spec->linux_ ? x->spec->linux_->seccomp : NULL, o->process, false);
+  *c = (exec_ctx){.o = o, .spec = x->spec, .init_pid = x->s->pid, .init_pidfd = x->init_pidfd, .sync = x->sp[1],
+                  .errpipe = x->ep[1], .console = x->console,
+                  .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1, .v1_self = x->v1_self,
+                  .cgroup_path = x->s->cgroup_path, .use_stub = use_stub,
+                  .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
+  return 0;
+}
+
+/* In the child, our ends of the channels. */
+static void close_parent_ends(exec_run *x) {
+  close(x->sp[0]);
+  close(x->ep[0]);
+  if (x->ours_tty >= 0) close(x->ours_tty);
+}
+
+/* In the runtime, the child's ends. */
+static void close_child_ends(exec_run *x, exec_ctx *c) {
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   close(x->sp[1]);
   close(x->ep[1]);
   x->sp[1] = x->ep[1] = -1;
   if (x->console >= 0) close(x->console);
   x->console = -1;
+}
+
+/* Stage 2: the joiner forked; *serr: the sync error when it sent no pid
+ * (its own message is then on the error pipe). */
+static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
+  exec_ctx c;
+  if (prepare_spawn(x, &c, err) < 0) return -1;
+  pid_t j = fork();
+  if (j == 0) {
+    close_parent_ends(x);
+    joiner(&c);
+  }
+  int e = errno;
+  close_child_ends(x, &c);
+  if (j < 0) return crt_error(err, e, "fork");
   return crt_joiner_wait(x->sp[0], j, &x->pid, serr);
+}
+
+/* The stub entry: no re-exec of crt.  Our child K is cloned into the
+ * cgroup (clone3; on v1 it joins the hierarchies itself, which is fast),
+ * joins the namespaces except for the pid namespace, which only its
+ * children enter, sets the process up and execs crt-stub from a sealed
+ * memfd; the stub forks the process (our child, in the container's pid
+ * namespace) and reports its pid.  K runs crt's binary on disk after it
+ * entered the container's mount namespace, but no process of the
+ * container can name it (its pid is in no namespace they see), so the
+ * binary stays out of their reach (CVE-2019-5736, docs/security.md). */
+static int spawn_by_stub(exec_run *x, crt_err **serr, crt_err **err) {
+  exec_ctx c;
+  if (prepare_spawn(x, &c, err) < 0) return -1;
+  pid_t k = crt_clone_into(0, c.cgroup_fd, &c.born);
+  if (k == 0) {
+    close_parent_ends(x);
+    stub_entry(&c);
+  }
+  int e = errno;
+  close_child_ends(x, &c);
+  if (k < 0) return crt_error(err, e, "clone");
+  if (x->ours_tty >= 0) {
+    /* K sends the master before it execs the stub: a failure to get it
+     * means K failed, and its error is on the error pipe */
+    cleanup_err crt_err *terr = NULL;
+    if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) == 0) {
+      if (crt_terminal_master_prepare(x->master, &terr) < 0) {
+        kill(k, SIGKILL);
+        waitpid(k, NULL, 0);
+        crt_err_move(err, &terr);
+        return -1;
+      }
+      (void)crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1); /* failed: K is gone, see the pipe */
+    }
+  }
+  return crt_joiner_wait(x->sp[0], k, &x->pid, serr);
 }
 
 static void kill_process(exec_run *x) {
@@ -244,10 +381,10 @@ static int tell_failed(exec_run *x, int e, const char *step, crt_err **err) {
 
 /* Stage 3: the process in its cgroup, its tty, its seccomp agent; until
  * it exec'd (the error pipe's EOF) or failed. */
-static int drive_process(exec_run *x, crt_err **err) {
+static int place_process(exec_run *x, crt_err **err) {
   const crt_exec_opts *o = x->o;
   const crt_state *s = x->s;
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, x->pid, err) < 0) {
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, x->pid, x->v1_self, err) < 0) {
     kill_process(x);
     return -1;
   }
@@ -262,9 +399,16 @@ static int drive_process(exec_run *x, crt_err **err) {
         crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1) < 0)
       return tell_failed(x, errno, "tell the process its terminal is ready", err);
   }
+  return 0;
+}
+
+static int drive_process(exec_run *x, crt_err **err) {
+  /* the stub entry's K was in the cgroup and set the terminal up already */
+  if (x->by_stub) CRT_STAGE(&x->st, "cgroup joined (by the stub entry, before the fork)");
+  else if (place_process(x, err) < 0) return -1;
   /* The sync socket closes at execve (or failure); before that the process
    * may hand over a seccomp notify fd. */
-  if (serve_seccomp(x->sp[0], x->spec, s, x->pid, err) < 0) {
+  if (serve_seccomp(x->sp[0], x->spec, x->s, x->pid, err) < 0) {
     kill_process(x);
     return -1;
   }
@@ -309,7 +453,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   CRT_STAGES_BEGIN(&x.st, "exec");
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
-  if (spawn_process(&x, &serr, err) < 0) {
+  if ((x.by_stub ? spawn_by_stub : spawn_process)(&x, &serr, err) < 0) {
     /* The joiner failed: its message is on the error pipe. */
     if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;

@@ -118,8 +118,8 @@ int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err 
   return 0;
 }
 
-int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, crt_err **err) {
-  int rc = p->terminal ? crt_terminal_setup(p, console, bind_console, err) : crt_new_session(err);
+int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, bool session, crt_err **err) {
+  int rc = p->terminal ? crt_terminal_setup(p, console, bind_console, session, err) : session ? crt_new_session(err) : 0;
   if (rc == 0 && console >= 0) close(console);
   return rc;
 }

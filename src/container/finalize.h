@@ -57,9 +57,10 @@ typedef struct {
  * label; [seccomp AFTER_USER]; the notify fd to the runtime. */
 int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err **err);
 
-/* The process's terminal (console: the socket to send the master on), or
- * a new session without one; closes console. */
-int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, crt_err **err);
+/* The process's terminal (console: the socket to send the master on), and
+ * its new session when session (else crt-stub's spawn makes it); closes
+ * console. */
+int crt_finalize_terminal(const crt_process *p, int console, bool bind_console, bool session, crt_err **err);
 
 /* The end of a joiner, which has joined (or made) the namespaces: clones
  * the process as its parent's child (runs child(arg) there), sends its

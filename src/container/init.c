@@ -96,6 +96,9 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   if (c->lock >= 0) close(c->lock);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  /* v1: into the prepared cgroup by ourselves, first thing (the host's
+   * cgroupfs files, closed right after) */
+  CHILD_TRY(r, crt_cgroup_tasks_join(&c->cg_tasks, &err));
   if (c->new_userns) {
     CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
@@ -183,7 +186,7 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
    * root, where no path resolves outside it, and before it turns
    * read-only.  exec does not do this (nor does runc). */
   if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
-  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, &err));
+  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, true, &err));
   else if (c->console >= 0) close(c->console);
   if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
   if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
@@ -250,8 +253,9 @@ static void init_main(init_ctx *c) {
   int log_prev = crt_log_hold();
   CRT_STAGES_BEGIN(&st, "init");
   c->stages = &st;
-  /* crt_clone_into set born_in_cgroup in this copy of c */
-  c->born_in_cgroup = c->cgroup_made && c->born_in_cgroup;
+  /* crt_clone_into set born_in_cgroup in this copy of c: in the cgroup2
+   * cgroup; on pure v1 there is none, and we join the v1 ones ourselves */
+  c->born_in_cgroup = c->cgroup_made && (c->born_in_cgroup || (c->cgroup_fd < 0 && c->v1_self_joined));
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "crt/cgroup.h"
 #include "crt/create.h"
 #include "crt/state.h"
 #include "crt/log.h"
@@ -22,9 +23,11 @@ typedef struct init_ctx {
   int fifo;         /* O_PATH fd of exec.fifo */
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
-  int cgroup_fd;    /* v2: the prepared cgroup to clone the init into, or -1 */
+  int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
+  crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files, joined by the init itself */
+  bool v1_self_joined; /* cg_tasks were given: the runtime moves the init into no v1 hierarchy */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
-  bool cgroup_made; /* v2: made before the clone (configured after it) */
+  bool cgroup_made; /* made before the clone (v2: configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */
   const crt_state *state;  /* for the hooks run in the container: all but the pid */
   int listen_fds;   /* socket activation: fds passed on after the preserved ones */
@@ -32,7 +35,7 @@ typedef struct init_ctx {
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;
-  bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into) */
+  bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into); see init_main */
   crt_stages *stages;  /* --debug timings: the runtime's, in the init its own */
 } init_ctx;
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,7 +98,11 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
   return 0;
 }
 
-bool crt_cgroup_prepares(const crt_cgroup_config *cfg) { return cg_drv_for(cfg->systemd)->prepare != NULL; }
+bool crt_cgroup_prepares(const crt_cgroup_config *cfg) {
+  const cg_driver *d = cg_drv_for(cfg->systemd);
+  /* rootless v1: crt_cgroup_enter knows which hierarchies it may go without */
+  return d->prepare && !(cfg->rootless && !d->v2);
+}
 
 int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err) {
@@ -128,26 +133,119 @@ int crt_cgroup_open(const char *path, const char *sub) {
   return d->open(d, path, sub);
 }
 
-int crt_cgroup_join(const char *path, const char *sub, pid_t pid, crt_err **err) {
+static bool bad_sub(const char *sub) { return sub && (strstr(sub, "..") || *sub == 0); }
+
+/* The directory of hierarchy dir for the container (sub: exec --cgroup). */
+static char *join_dir(const char *dir, const char *sub) {
+  char *d = NULL;
+  if (!sub) return strdup(dir);
+  return asprintf(&d, "%s/%s", dir, sub) < 0 ? NULL : d;
+}
+
+/* cgroup2: the v2 driver's directory, or the hybrid layout's unified one */
+static bool dir_is_v2(const cg_driver *drv, const char *dir) {
+  if (drv == &cg_driver_v2) return true;
+  if (!drv->unified) return false;
+  size_t n = strlen(cg_root()), u = strlen(drv->unified);
+  return strncmp(dir, cg_root(), n) == 0 && dir[n] == '/' && strncmp(dir + n + 1, drv->unified, u) == 0 &&
+         (dir[n + 1 + u] == '/' || dir[n + 1 + u] == 0);
+}
+
+/* Whether pid already sits in the cgroup2 cgroup rel (cloned into it). */
+static bool v2_member(pid_t pid, const char *path, const char *sub) {
+  if (cg_root_is_test()) return false; /* a test tree's paths are not the pid's */
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
+  cleanup_free char *cur = crt_proc_cgroup_path(pid, "");
+  return cur && strcmp(cur, rel) == 0;
+}
+
+int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err) {
   if (!path || !*path) return 0;
-  if (sub && (strstr(sub, "..") || *sub == 0)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
+  if (bad_sub(sub)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
   const cg_driver *drv = cg_drv();
-  /* a test tree's paths are not the pid's */
-  if (!cg_root_is_test() && drv->member) {
-    char rel[PATH_MAX];
-    snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
-    if (drv->member(drv, pid, rel)) return 0;
-  }
   char **dirs = drv->dirs(drv, path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
   int rc = 0;
   for (size_t i = 0; dirs[i] && rc == 0; i++) {
-    cleanup_free char *d = NULL;
-    if (sub) {
-      if (asprintf(&d, "%s/%s", dirs[i], sub) < 0) d = NULL;
-    } else {
-      d = strdup(dirs[i]);
+    bool v2 = dir_is_v2(drv, dirs[i]);
+    if (v2 && !cgroup2) continue;
+    cleanup_free char *d = join_dir(dirs[i], sub);
+    if (!d) {
+      rc = crt_error(err, ENOMEM, "cgroup: join");
+      break;
     }
+    /* as crt_cgroup_join: a hierarchy without the cgroup is skipped, a
+     * missing sub-cgroup on the main one is an error */
+    if (access(d, F_OK) != 0) {
+      if (sub && i == 0) rc = crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
+      continue;
+    }
+    /* "0": the calling thread, i.e. all of a single-threaded process */
+    if (cg_write(d, v2 ? "cgroup.procs" : "tasks", "0", err) < 0) rc = crt_error_wrap(err, "join %s", d);
+  }
+  cg_strv_free(dirs);
+  return rc;
+}
+
+void crt_cgroup_tasks_free(crt_cgroup_tasks *t) {
+  for (size_t i = 0; i < t->n; i++) {
+    if (t->fds[i] >= 0) close(t->fds[i]);
+    free(t->dirs[i]);
+  }
+  free(t->fds);
+  free(t->dirs);
+  *t = (crt_cgroup_tasks){0};
+}
+
+int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) {
+  *t = (crt_cgroup_tasks){0};
+  const cg_driver *drv = cg_drv();
+  if (!path || !*path || drv->v2) return 0;
+  char **dirs = drv->dirs(drv, path);
+  size_t n = 0;
+  while (dirs && dirs[n]) n++;
+  t->fds = calloc(n + 1, sizeof *t->fds);
+  t->dirs = calloc(n + 1, sizeof *t->dirs);
+  int rc = dirs && t->fds && t->dirs ? 0 : crt_error(err, ENOMEM, "cgroup");
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    if (dir_is_v2(drv, dirs[i])) continue;
+    char f[PATH_MAX];
+    snprintf(f, sizeof f, "%s/tasks", dirs[i]);
+    int fd = open(f, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      rc = crt_error(err, errno, "cgroup: open %s", f);
+      break;
+    }
+    t->fds[t->n] = fd;
+    t->dirs[t->n++] = crt_steal(dirs[i]);
+  }
+  cg_strv_free(dirs);
+  if (rc < 0) crt_cgroup_tasks_free(t);
+  return rc;
+}
+
+int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err) {
+  int rc = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (rc == 0 && write(t->fds[i], "0", 1) != 1) rc = crt_error(err, errno, "cgroup: join %s", t->dirs[i]);
+    close(t->fds[i]);
+    t->fds[i] = -1;
+  }
+  return rc;
+}
+
+int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
+  if (!path || !*path) return 0;
+  if (bad_sub(sub)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
+  const cg_driver *drv = cg_drv();
+  char **dirs = drv->dirs(drv, path);
+  if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
+  int rc = 0;
+  for (size_t i = 0; dirs[i] && rc == 0; i++) {
+    bool v2 = dir_is_v2(drv, dirs[i]);
+    if (v2 ? v2_member(pid, path, sub) : v1_joined) continue;
+    cleanup_free char *d = join_dir(dirs[i], sub);
     if (!d) {
       rc = crt_error(err, ENOMEM, "cgroup: join");
       break;

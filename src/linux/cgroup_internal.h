@@ -49,8 +49,11 @@ struct cg_driver {
   /* makes the cgroup, writes resources and devices, moves pid in; 1:
    * rootless and nothing could be joined (nothing left behind) */
   int (*enter)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err);
-  /* the directory alone, before the init is cloned into it (1: rootless,
-   * none); configure writes the rest.  NULL: enter after the clone. */
+  /* before the init is cloned: v2, the directory alone (1: rootless,
+   * none), configure writes the rest; v1 and hybrid (as root), every
+   * hierarchy's directory with its resources and devices (configure is
+   * NULL), which the init joins itself (crt_cgroup_open_tasks).  NULL:
+   * enter after the clone. */
   int (*prepare)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
   int (*configure)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
   /* directory of path holding controller (NULL: the main one); malloc'd */
@@ -59,10 +62,8 @@ struct cg_driver {
   char **(*dirs)(const cg_driver *d, const char *path);
   /* the directory whose cgroup.procs lists the container's processes */
   char *(*procs_dir)(const cg_driver *d, const char *path);
-  /* the directory fd for clone3's CLONE_INTO_CGROUP; NULL: none */
+  /* the cgroup2 directory fd for clone3's CLONE_INTO_CGROUP; NULL: none */
   int (*open)(const cg_driver *d, const char *path, const char *sub);
-  /* pid already sits in cgroup rel (cloned into it); NULL: unknown */
-  bool (*member)(const cg_driver *d, pid_t pid, const char *rel);
   /* SIGKILL to the whole cgroup at once; 1: not available here */
   int (*kill_all)(const cg_driver *d, const char *path, crt_err **err);
   /* freezer: the directory, the file written and the state read back */
@@ -176,6 +177,7 @@ int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec
                 pid_t pid, crt_err **err);
 /* Writes the resources and loads the device filter into an existing cgroup. */
 int cg_v2_configure(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, crt_err **err);
+int cg_v2_open(const cg_driver *d, const char *path, const char *sub);
 /* The device rules as an eBPF program attached to the cgroup at dir. */
 int cg_v2_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
 int cg_v2_apply(cg_journal *j, const char *dir, const crt_resources *r, crt_err **err);

@@ -187,7 +187,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
     }
   }
   size_t joined = 0;
-  for (size_t i = 0; rc == 0 && i < k; i++) {
+  for (size_t i = 0; rc == 0 && pid > 0 && i < k; i++) {
     if (!made[i].dir) continue;
     crt_err *e = NULL;
     if (cg_move(made[i].dir, pid, &e) < 0) {
@@ -201,7 +201,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
       joined++;
     }
   }
-  if (rc == 0 && joined == 0 && rootless) rc = 1; /* nothing usable */
+  if (rc == 0 && pid > 0 && joined == 0 && rootless) rc = 1; /* nothing usable */
   for (size_t i = 0; i < k; i++) {
     if (rc != 0 && made[i].dir) cg_undo_mkdir(made[i].dir, made[i].made);
     free(made[i].dir);
@@ -524,7 +524,7 @@ static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const 
     if (urc == 0) rmdir(ud);
     return -1;
   }
-  if (urc != 0) return rc;
+  if (urc != 0 || pid == 0) return rc;
   if (hybrid_move(cfg, ud, pid, err) < 0) {
     char **dirs = v1_dirs(d, path);
     crt_err *ign = NULL;
@@ -534,6 +534,13 @@ static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const 
     return -1;
   }
   return 0; /* joined the unified hierarchy at least */
+}
+
+/* Made and configured before the clone; pid 0: nobody moved in (the init
+ * joins by itself, crt_cgroup_open_tasks). */
+static int v1_prepare(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  if (d->unified) return hybrid_enter(d, cfg, path, 0, err);
+  return cg_v1_enter(d, path, cfg->spec, cfg->rootless, 0, err);
 }
 
 static char *v1_freezer_dir(const cg_driver *d, const char *path) { return v1_dir(d, path, "freezer"); }
@@ -665,5 +672,6 @@ static int v1_oom_read(const cg_driver *d, const char *path, int fd, unsigned lo
   .freeze_on = "FROZEN", .freeze_off = "THAWED", .frozen = v1_frozen, .apply = cg_v1_apply,                  \
   .devices = v1_update_devices, .stats = v1_stats, .oom_fd = v1_oom_fd, .oom_read = v1_oom_read
 
-const cg_driver cg_driver_v1 = {.name = "v1", V1_COMMON, .enter = v1_enter_cfg};
-const cg_driver cg_driver_hybrid = {.name = "hybrid", V1_COMMON, .unified = "unified", .enter = hybrid_enter};
+const cg_driver cg_driver_v1 = {.name = "v1", V1_COMMON, .enter = v1_enter_cfg, .prepare = v1_prepare};
+const cg_driver cg_driver_hybrid = {.name = "hybrid", V1_COMMON, .unified = "unified", .enter = hybrid_enter,
+                                    .prepare = v1_prepare, .open = cg_v2_open};

@@ -295,18 +295,14 @@ static int v2_configure(const cg_driver *d, const crt_cgroup_config *cfg, const 
   return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
 }
 
-static int v2_open(const cg_driver *d, const char *path, const char *sub) {
+/* Also the hybrid layout's: its cgroup2 hierarchy is d->unified. */
+int cg_v2_open(const cg_driver *d, const char *path, const char *sub) {
   if (sub && (strstr(sub, "..") || !*sub)) return -1;
   char dir[PATH_MAX];
-  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s", cg_root(), path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s%s%s", cg_root(), d->unified ? "/" : "", d->unified ? d->unified : "",
+                       path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
     return -1;
   return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* Whether pid already sits in the v2 cgroup `rel` (cloned into it). */
-static bool v2_member(const cg_driver *d, pid_t pid, const char *rel) {
-  cleanup_free char *cur = crt_proc_cgroup_path(pid, "");
-  return cur && strcmp(cur, rel) == 0;
 }
 
 static int v2_kill_all(const cg_driver *d, const char *path, crt_err **err) {
@@ -422,7 +418,7 @@ static int v2_oom_read(const cg_driver *drv, const char *path, int fd, unsigned 
 const cg_driver cg_driver_v2 = {
     .name = "v2", .v2 = true, .own_key = "", .resolve = cg_fs_resolve, .enter = v2_enter_cfg,
     .prepare = v2_prepare, .configure = v2_configure, .dir = v2_dir, .dirs = v2_dirs, .procs_dir = v2_procs_dir,
-    .open = v2_open, .member = v2_member, .kill_all = v2_kill_all, .freezer_dir = v2_procs_dir,
+    .open = cg_v2_open, .kill_all = v2_kill_all, .freezer_dir = v2_procs_dir,
     .freeze_file = "cgroup.freeze", .frozen_file = "cgroup.events", .freeze_on = "1", .freeze_off = "0",
     .frozen = v2_frozen, .apply = v2_apply_path, .devices = v2_update_devices, .stats = v2_stats,
     .oom_fd = v2_oom_fd, .oom_read = v2_oom_read,

@@ -14,6 +14,10 @@
 #include "crt/cloned_binary.h"
 #include "crt/exec_stub.h"
 #include "crt/fs.h"
+#include "crt/sync.h"
+
+/* crt-stub writes this type itself (SYNC_PID in src/stub/crt-stub.c) */
+_Static_assert(CRT_SYNC_PID == 1, "crt-stub's SYNC_PID");
 
 extern const unsigned char crt_stub_start[], crt_stub_end[];
 
@@ -45,8 +49,9 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   int bpf = -1;
   unsigned len = 0, flags = 0;
   if (a->filter && crt_seccomp_prog_fd(a->filter, &bpf, &len, &flags, err) < 0) return -1;
+  int sync = a->spawn ? a->spawn_sync : -1;
   if (keep_open(a->selffd) < 0 || keep_open(a->fifo) < 0 || keep_open(a->hold) < 0 || keep_open(a->errfd) < 0 ||
-      keep_open(bpf) < 0) {
+      keep_open(bpf) < 0 || keep_open(sync) < 0) {
     crt_error(err, errno, "passing fds to crt-stub");
     goto fail;
   }
@@ -54,8 +59,9 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   while (a->envp && a->envp[n]) n++;
   char **envp = calloc(n + 2, sizeof *envp);
   char *param = NULL;
-  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %d %u %u %d %s", a->selffd, a->fifo, a->hold, a->errfd, bpf, len,
-                        flags, a->exit_code, a->exe) < 0) {
+  int session = a->spawn ? (a->tty ? 2 : 1) : 0;
+  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %d %u %u %d %d %d %s", a->selffd, a->fifo, a->hold, a->errfd, bpf,
+                        len, flags, a->exit_code, sync, session, a->exe) < 0) {
     free(envp);
     crt_error(err, ENOMEM, "crt-stub parameters");
     goto fail;

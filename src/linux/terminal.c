@@ -201,14 +201,14 @@ static int set_console_size(const crt_process *p, int slave, const char *name, c
   return 0;
 }
 
-int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, crt_err **err) {
+int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, bool controlling, crt_err **err) {
   char name[PATH_MAX];
   cleanup_close int master = -1;
   cleanup_close int slave = -1;
   if (open_pty(&master, &slave, name, sizeof name, err) < 0) return -1;
   if (p && p->has_console_size && set_console_size(p, slave, name, err) < 0) return -1;
   if (bind_console && bind_dev_console(slave, name, err) < 0) return -1;
-  if (make_controlling(slave, name, err) < 0) return -1;
+  if (controlling && make_controlling(slave, name, err) < 0) return -1;
   /* Sent before the dup2s so a sock that happens to be fd 0-2 survives. */
   if (send_fd(sock, master, CRT_PTY_MSG_NAME, name, err) < 0) return -1;
   for (int i = 0; i < 3; i++)

@@ -12,8 +12,13 @@
  * Freestanding: no libc, raw system calls (x86_64; the aarch64 half has
  * not been built yet: no cross compiler on the project VM).  The caller
  * passes its parameters in envp[0], which the user program does not get:
- *   _CRT_STUB=SELFFD FIFO HOLD ERRFD BPFFD BPFLEN BPFFLAGS EXIT EXE
- * (-1 for an fd that is not used); argv is the user program's.  HOLD is
+ *   _CRT_STUB=SELFFD FIFO HOLD ERRFD BPFFD BPFLEN BPFFLAGS EXIT SPAWN SESSION EXE
+ * (-1 for an fd that is not used); argv is the user program's.  SPAWN is
+ * exec's sync socket when the stub is the one to fork the process into
+ * the container's pid namespace (exec.c, "the stub entry"): the process
+ * becomes our parent's child, its pid goes to SPAWN as a CRT_SYNC_PID
+ * message and the stub exits; SESSION: the process's new session (1), with
+ * fd 0 as its controlling terminal (2), or none (0).  HOLD is
  * create's sync socket: closed once the filter is loaded, so `create`
  * returns only when the parked init carries it (issue 30).  A failure is
  * written to HOLD while it is open, else to the error fd, as
@@ -98,6 +103,36 @@ __attribute__((noreturn)) static void fail(long fd, long neg_errno, const char *
   leave(code);
 }
 
+#define CLONE_PARENT 0x00008000
+#define TIOCSCTTY 0x540E
+#define SYNC_PID 1 /* CRT_SYNC_PID of include/crt/sync.h */
+
+/* The process, forked as our parent's child; the stub itself reports its
+ * pid and exits.  Returns in the process. */
+static void spawn(long sync, long session, long report, long code) {
+  long pid = sys(__NR_clone, CLONE_PARENT, 0, 0, 0, 0);
+  if (pid < 0) fail(report, pid, "fork the process into the container", 0, code);
+  if (pid > 0) {
+    char msg[4 + 24];
+    unsigned int type = SYNC_PID;
+    for (unsigned long i = 0; i < 4; i++) msg[i] = (char)(type >> (8 * i)); /* host order: both are little-endian */
+    unsigned long n = 4 + fmt_num(msg + 4, (unsigned long)pid);
+    long w = sys(__NR_write, sync, (long)msg, (long)n, 0, 0);
+    if (w != (long)n) {
+      sys(__NR_kill, pid, 9, 0, 0, 0); /* nobody would know of it */
+      fail(report, w < 0 ? w : -EIO, "send the pid of the process to the runtime", 0, code);
+    }
+    leave(0);
+  }
+  sys(__NR_close, sync, 0, 0, 0, 0);
+  if (session > 0) {
+    long r = sys(__NR_setsid, 0, 0, 0, 0, 0);
+    if (r < 0) fail(report, r, "setsid", 0, code);
+    if (session > 1 && (r = sys(__NR_ioctl, 0, TIOCSCTTY, 0, 0, 0)) < 0)
+      fail(report, r, "set the controlling terminal (TIOCSCTTY)", 0, code);
+  }
+}
+
 static struct sock_filter prog[BPF_MAXINSNS];
 
 static long load_filter(long fd, long len, long flags) {
@@ -131,7 +166,7 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
   }
   p += sizeof PARAM - 1;
   long selffd = num(&p), fifo = num(&p), hold = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p),
-       bpfflags = num(&p), code = num(&p);
+       bpfflags = num(&p), code = num(&p), sync = num(&p), session = num(&p);
   if (*p == ' ') p++;
   const char *exe = p;
   long report = hold >= 0 ? hold : errfd;
@@ -139,6 +174,7 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
   /* exec: the error pipe closes at the user's execve (before the filter,
    * which need not allow fcntl) */
   if (fifo < 0 && errfd >= 0) sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);
+  if (sync >= 0) spawn(sync, session, report, code);
   /* Before parking: a parked init without its filter would take any
    * system call a tracer injects (crt_seccomp_load_point says the profile
    * allows what follows: openat, close, write, execve). */

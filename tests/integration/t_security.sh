@@ -409,7 +409,15 @@ test_cve_2024_21626_cwd_through_fd() {
   done
   run_rc crt exec --cwd /proc/self/fd/7 "$id" readlink /proc/self/cwd
   assert_eq 255 "$rc" "exec --cwd through the leaked fd 7 (runc: 255): $out"
-  assert_contains "$out" "outside the container root"
+  # crt's stub entry sets the process up outside the container's pid
+  # namespace, where the container's /proc/self does not resolve at all;
+  # the sealed re-exec path refuses the cwd by its check
+  if is_crt; then
+    case $out in
+      *'/proc/self/fd/7'*'is outside the container root'* | *'chdir to cwd'*'/proc/self/fd/7'*'No such file'*) ;;
+      *) fail "exec --cwd /proc/self/fd/7: $out" ;;
+    esac
+  fi
   exec 7<&-
   crt delete -f "$id"
 }
@@ -617,6 +625,52 @@ test_cve_2019_5736_exec_overlay_seal() {
   assert_contains "$peek" "opened-ro"
   assert_contains "$peek" "Read-only file system"
   case $peek in *opened-wr*|*opened-rw*|*reopened*) fail "a container process opened crt's exe for writing: $peek" ;; esac
+  assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
+  assert_eq entered "$(cat "$T/exec.out")" "exec output"
+  assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary"
+  crt delete -f "$id"
+}
+
+# Guards the stub entry of `crt exec` (spawn_by_stub, src/container/exec.c;
+# CVE-2019-5736 with CAP_SYS_PTRACE): crt no longer re-executes itself from
+# a sealed copy for exec; the process that runs crt's binary on disk while
+# it sets the exec up inside the container (K) stays out of the container's
+# pid namespace, and only crt-stub's fork enters it.  K is caught in the act
+# (its read of the container's /etc/passwd, made a FIFO, blocks it after it
+# joined the mount namespace) and a second container with CAP_SYS_PTRACE in
+# the same pid namespace looks for any process whose exe is the runtime
+# binary: it must find none.  A K that entered the pid namespace, or a
+# process that ran the on-disk binary there, would be listed.
+test_cve_2019_5736_exec_stub_entry() {
+  is_crt || return 0
+  local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
+  local sum; sum=$(sha256sum <"$victim")
+  local exe_id; exe_id=$(stat -L -c %d:%i "$victim")
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['process']['env'].append('HOME=/root')"
+  local id; id=$(new_id)
+  "$victim" --root "$CRT_ROOT" run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  local init; init=$(state_field "$id" pid)
+  rm "$T/b/rootfs/etc/passwd" && mkfifo "$T/b/rootfs/etc/passwd"
+  # no HOME: K looks it up in /etc/passwd
+  printf '{"args":["echo","entered"],"cwd":"/","env":["PATH=/bin"],"user":{"uid":0,"gid":0}}' >"$T/p.json"
+  "$victim" --root "$CRT_ROOT" exec -p "$T/p.json" "$id" >"$T/exec.out" 2>&1 &
+  local epid=$!
+  local k=""
+  wait_eval 'k=$(pgrep -P '"$epid"'); [ -n "$k" ] && [ "$(readlink /proc/$k/ns/mnt)" = "$(readlink /proc/'"$init"'/ns/mnt)" ] && grep -q wait_for_partner /proc/$k/wchan' ||
+    { echo x >"$T/b/rootfs/etc/passwd"; fail "K never blocked on the container's /etc/passwd (k=$k)"; }
+  local k_exe k_pidns; k_exe=$(stat -L -c %d:%i "/proc/$k/exe"); k_pidns=$(readlink "/proc/$k/ns/pid")
+  make_bundle "$T/peek" sh -c 'for e in /proc/[0-9]*/exe; do echo "${e%/exe} $(stat -L -c %d:%i $e 2>&1)"; done'
+  bundle_edit "$T/peek" "[n.update(path='/proc/$init/ns/pid') for n in c['linux']['namespaces'] if n['type']=='pid']; [v.append('CAP_SYS_PTRACE') for v in c['process']['capabilities'].values()]"
+  run_rc crt run -b "$T/peek" "$(new_id)" </dev/null
+  local peek=$out
+  printf 'root:x:0:0:root:/root:/bin/sh\n' >"$T/b/rootfs/etc/passwd"
+  wait "$epid"; local erc=$?
+  echo "K: exe $k_exe (the binary: $exe_id), pid ns $k_pidns; the container sees: $peek"
+  assert_eq "$exe_id" "$k_exe" "K runs the runtime binary from disk (the test caught the moment)"
+  assert_eq "$(readlink /proc/self/ns/pid)" "$k_pidns" "K's pid namespace"
+  assert_contains "$peek" "/proc/1 "
+  assert_not_contains "$peek" "$exe_id" "a container process with the runtime binary as its exe"
   assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
   assert_eq entered "$(cat "$T/exec.out")" "exec output"
   assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary"

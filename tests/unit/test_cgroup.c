@@ -475,6 +475,57 @@ static void test_v1_enter(void **state) {
   free(path);
 }
 
+/* v1 made before the clone (crt_cgroup_prepare: resources and devices, no
+ * pid), then joined by the process itself: "0" to every hierarchy's tasks
+ * file, never a pid to cgroup.procs (the write that waits for an RCU grace
+ * period); crt_cgroup_join after it moves nobody on v1. */
+static void test_v1_prepare_and_self_join(void **state) {
+  v1_tree("/e2");
+  for (size_t i = 0; v1_ctrl[i]; i++) {
+    char *d = v1dir(v1_ctrl[i], "/e2");
+    touch(d, "tasks", "");
+    free(d);
+  }
+  crt_linux l = {0};
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 8192};
+  l.resources = &r;
+  crt_spec spec = {0};
+  spec.linux_ = &l;
+  crt_cgroup_config cfg = {.id = "x", .spec = &spec};
+  assert_true(crt_cgroup_prepares(&cfg));
+  cfg.rootless = true;
+  assert_false(crt_cgroup_prepares(&cfg)); /* rootless v1: crt_cgroup_enter after the clone */
+  cfg.rootless = false;
+  enum crt_cgroup_prepared got;
+  int fd = 0;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_prepare(&cfg, "/e2", &got, &fd, &e), 0);
+  assert_int_equal(got, CRT_CGROUP_PREPARED);
+  assert_int_equal(fd, -1); /* no cgroup2 hierarchy to clone into */
+  char *m = v1dir("memory", "/e2");
+  assert_file(m, "memory.limit_in_bytes", "8192");
+  assert_file(m, "cgroup.procs", "");
+  free(m);
+  crt_cgroup_tasks t;
+  assert_int_equal(crt_cgroup_open_tasks("/e2", &t, &e), 0);
+  assert_true(t.n >= 9);
+  assert_int_equal(crt_cgroup_tasks_join(&t, &e), 0);
+  crt_cgroup_tasks_free(&t);
+  assert_int_equal(crt_cgroup_join("/e2", NULL, 4321, true, &e), 0);
+  for (size_t i = 0; v1_ctrl[i]; i++) {
+    char *d = v1dir(v1_ctrl[i], "/e2");
+    assert_file(d, "tasks", "0");
+    assert_file(d, "cgroup.procs", "");
+    free(d);
+  }
+  /* not joined by itself: moved by pid */
+  assert_int_equal(crt_cgroup_join("/e2", NULL, 4321, false, &e), 0);
+  char *p = v1dir("pids", "/e2");
+  assert_file(p, "cgroup.procs", "4321");
+  free(p);
+}
+
 /* runc's ensureParent: an empty pre-existing parent cpuset is filled from
  * its own parent, and the new child from it; the hierarchies follow a
  * change of root despite their cache. */
@@ -518,7 +569,8 @@ static void test_driver_table(void **state) {
   crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
   assert_ptr_equal(cg_drv(), &cg_driver_v1);
   assert_null(cg_drv()->unified);
-  assert_null(cg_drv()->prepare);
+  assert_non_null(cg_drv()->prepare); /* made before the clone, joined by the process itself */
+  assert_null(cg_drv()->configure);
   assert_null(cg_drv()->kill_all);
 }
 
@@ -860,6 +912,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_empty_parent_cpuset, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_prepare_and_self_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_driver_table, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),

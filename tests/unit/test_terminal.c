@@ -145,7 +145,7 @@ static void test_setup_runs_shell_on_pty(void **state) {
     close(sv[0]);
     close(rep[0]);
     crt_err *e = NULL;
-    if (crt_terminal_setup(&proc_40x120, sv[1], false, &e) < 0) {
+    if (crt_terminal_setup(&proc_40x120, sv[1], false, true, &e) < 0) {
       report(rep[1], "setup: %s", e->msg);
       _exit(1);
     }
@@ -201,7 +201,7 @@ static void console_child(const char *dir, int sock, int rep) {
   struct stat st;
   if (make_mini_root(dir) < 0) return report(rep, "mini root: %s", strerror(errno));
   if (stat("/dev/console", &st) == 0) return report(rep, "/dev/console exists before setup");
-  if (crt_terminal_setup(&proc_40x120, sock, true, &e) < 0) return report(rep, "setup: %s", e->msg);
+  if (crt_terminal_setup(&proc_40x120, sock, true, true, &e) < 0) return report(rep, "setup: %s", e->msg);
   struct stat in;
   if (stat("/dev/console", &st) < 0 || fstat(0, &in) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != in.st_rdev)
     return report(rep, "/dev/console is not the pty slave");
@@ -224,7 +224,7 @@ static void hostile_child(const char *dir, int what, int sock, int rep) {
   if (what == 0 && (unlink("/dev/ptmx") < 0 || symlink("/target", "/dev/ptmx") < 0))
     return report(rep, "ptmx: %s", strerror(errno));
   if (what == 1 && symlink("/target", "/dev/console") < 0) return report(rep, "console: %s", strerror(errno));
-  if (crt_terminal_setup(&proc_40x120, sock, true, &e) == 0) return report(rep, "no error");
+  if (crt_terminal_setup(&proc_40x120, sock, true, true, &e) == 0) return report(rep, "no error");
   char *got = NULL;
   if (crt_read_file("/target", 64, &got, NULL, &e) < 0 || strcmp(got, "orig")) return report(rep, "target changed");
   report(rep, "%s", e->msg);
@@ -324,7 +324,7 @@ static void test_setup_with_stdio_closed(void **state) {
     close(1);
     close(2);
     crt_err *e = NULL;
-    if (crt_terminal_setup(&proc_40x120, sv[1], false, &e) < 0) _exit(1);
+    if (crt_terminal_setup(&proc_40x120, sv[1], false, true, &e) < 0) _exit(1);
     bool ok = isatty(0) && isatty(1) && isatty(2);
     struct stat a, b;
     ok = ok && fstat(0, &a) == 0 && fstat(2, &b) == 0 && a.st_rdev == b.st_rdev;
@@ -349,7 +349,7 @@ static void test_setup_rejects_huge_console_size(void **state) {
   assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
   crt_process p = {.terminal = true, .has_console_size = true, .console_height = 70000, .console_width = 80};
   crt_err *e = NULL;
-  assert_int_equal(crt_terminal_setup(&p, sv[1], false, &e), -1);
+  assert_int_equal(crt_terminal_setup(&p, sv[1], false, true, &e), -1);
   assert_string_equal(e->msg, "process.consoleSize 70000x80: larger than 65535");
   crt_err_free(&e);
   close(sv[0]);
@@ -633,7 +633,7 @@ static pid_t spawn_container(const char *sock, const char *script) {
   if (pid == 0) {
     crt_err *e = NULL;
     int fd = crt_console_socket_connect(sock, &e);
-    if (fd < 0 || crt_terminal_setup(&proc_40x120, fd, false, &e) < 0) {
+    if (fd < 0 || crt_terminal_setup(&proc_40x120, fd, false, true, &e) < 0) {
       fprintf(stderr, "container: %s\n", e->msg);
       _exit(1);
     }
