@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +78,78 @@ static void test_mountinfo_unescapes_paths(void **state) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* What crt_cgroup_has_pid concludes from the full reader's lines: path
+ * itself or a cgroup below it. */
+static int under_by_full_reader(const char *path) {
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  crt_err *err = NULL;
+  assert_int_equal(crt_proc_cgroup_read(getpid(), &v, &n, &err), 0);
+  size_t len = strlen(path);
+  int found = 0;
+  for (size_t i = 0; i < n && !found; i++)
+    found = strncmp(v[i].path, path, len) == 0 && (v[i].path[len] == 0 || v[i].path[len] == '/');
+  crt_proc_cgroup_free(v, n);
+  return found;
+}
+
+/* The one-read membership check agrees with the full reader on every path
+ * of the file, each cut by a character (a sibling's prefix, not a parent),
+ * each parent, and a cgroup nobody is in; it cannot tell without a path or
+ * a live pid. */
+static void test_proc_cgroup_under(void **state) {
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  crt_err *err = NULL;
+  assert_int_equal(crt_proc_cgroup_read(getpid(), &v, &n, &err), 0);
+  assert_true(n > 0);
+  for (size_t i = 0; i < n; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", v[i].path);
+    assert_int_equal(crt_proc_cgroup_under(getpid(), p), 1);
+    while (strlen(p) > 1) {
+      p[strlen(p) - 1] = 0;
+      assert_int_equal(crt_proc_cgroup_under(getpid(), p), under_by_full_reader(p));
+    }
+  }
+  crt_proc_cgroup_free(v, n);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), "/crt-unit-no-such-cgroup"), 0);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), ""), -1);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), NULL), -1);
+  assert_int_equal(crt_proc_cgroup_under(0, "/"), -1);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) _exit(0);
+  assert_int_equal(waitpid(child, NULL, 0), child);
+  assert_int_equal(crt_proc_cgroup_under(child, "/"), -1); /* gone: reaped */
+}
+
+/* One read: the whole file when it fits, len - 1 bytes when it may go on,
+ * -1 with errno when it cannot be read. */
+static void test_read_small(void **state) {
+  char dir[] = "/tmp/crt-read-small.XXXXXX", path[PATH_MAX], buf[8];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/f", dir);
+  crt_err *err = NULL;
+  assert_int_equal(crt_write_file(path, "12345", 5, 0600, &err), 0);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), 5);
+  assert_string_equal(buf, "12345");
+  assert_int_equal(crt_write_file(path, "1234567890", 10, 0600, &err), 0);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), (ssize_t)sizeof buf - 1);
+  assert_string_equal(buf, "1234567");
+  assert_int_equal(crt_read_small(dir, buf, sizeof buf), -1);
+  assert_int_equal(errno, EISDIR);
+  unlink(path);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), -1);
+  assert_int_equal(errno, ENOENT);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_proc_cgroup_lines),
+      cmocka_unit_test(test_proc_cgroup_under),
+      cmocka_unit_test(test_read_small),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
