@@ -26,10 +26,18 @@ static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
   return ok;
 }
 
-/* One read of /proc/<pid>/cgroup finds the init where it should be; only
- * an init not found there (or a file too long for one read) is asked
- * again the full way, which tells "not in it" from "cannot tell". */
+/* The cheapest proof first: /proc/<pid>/cpuset, then one read of
+ * /proc/<pid>/cgroup; only an init found in neither (or a file too long
+ * for one read) is asked again the full way, which tells "not in it" from
+ * "cannot tell".  Where cpuset is not the container's (a cgroup2 tree
+ * without the controller, cpuset not mounted) its first miss ends the
+ * shortcut for the rest of this process (`list`'s other containers). */
 static int in_cgroup(const crt_state *s) {
+  static bool cpuset_misses;
+  if (!cpuset_misses) {
+    if (crt_proc_cpuset_under(s->pid, s->cgroup_path) == 1) return 1;
+    cpuset_misses = true;
+  }
   if (crt_proc_cgroup_under(s->pid, s->cgroup_path) == 1) return 1;
   return crt_cgroup_has_pid(s->cgroup_path, s->pid);
 }

@@ -94,6 +94,17 @@ int crt_proc_cgroup_under(pid_t pid, const char *path) {
   return 0;
 }
 
+int crt_proc_cpuset_under(pid_t pid, const char *path) {
+  char p[64], buf[4096];
+  if (pid <= 0 || !path || strlen(path) < 2) return -1;
+  snprintf(p, sizeof p, "/proc/%d/cpuset", (int)pid);
+  ssize_t n = crt_read_small(p, buf, sizeof buf);
+  if (n <= 0 || (size_t)n == sizeof buf - 1 || buf[n - 1] != '\n') return -1;
+  buf[n - 1] = 0;
+  size_t len = strlen(path);
+  return strncmp(buf, path, len) == 0 && (buf[len] == 0 || buf[len] == '/');
+}
+
 static bool in_list(const char *list, const char *name) {
   size_t l = strlen(name);
   for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
