@@ -26,6 +26,26 @@ void crt_proc_cgroup_free(crt_proc_cgroup *v, size_t n);
  * unreadable. */
 char *crt_proc_cgroup_path(pid_t pid, const char *controller);
 
+/* Whether pid is in cgroup path or below it, from one read of
+ * /proc/<pid>/cgroup: 1 yes, 0 no, -1 cannot tell (no path, the file
+ * unreadable or longer than one read takes): then crt_cgroup_has_pid
+ * decides. */
+int crt_proc_cgroup_under(pid_t pid, const char *path);
+
+/* Whether pid's cpuset cgroup (/proc/<pid>/cpuset: one hierarchy's path,
+ * a fraction of /proc/<pid>/cgroup's cost, which prints every
+ * hierarchy's) is path or below it: 1 yes, 0 no, -1 cannot tell (no
+ * path, path "/", the file unreadable).  1 proves membership: the cpuset
+ * cgroup is the pid's own or (cgroup2, cpuset not enabled below it) an
+ * ancestor of it.  0 proves nothing: where the container's cgroup has no
+ * cpuset of its own, ask crt_proc_cgroup_under. */
+int crt_proc_cpuset_under(pid_t pid, const char *path);
+
+/* A small file in one open, one read and one close (a short read of a
+ * regular file or of a /proc file is its end): the byte count, buf
+ * NUL-terminated; len - 1 means it may go on past buf.  -1 with errno. */
+ssize_t crt_read_small(const char *path, char *buf, size_t len);
+
 /* One mount of /proc/self/mountinfo, the paths unescaped. */
 typedef struct {
   char *root;     /* the mount's root within its filesystem */

@@ -119,10 +119,14 @@ static void owner_of(const char *dir, char *buf, size_t len) {
 
 /* One container: its id (quiet), its state JSON, or a table row. */
 static void list_one(const crt_state *s, bool json, bool quiet, bool first, list_table *t) {
-  enum crt_status st = crt_state_status(s);
+  /* -q prints every container whose state loads, whatever its status
+   * (runc's too): the init check is not needed for it. */
   if (quiet) {
     printf("%s\n", s->id);
-  } else if (json) {
+    return;
+  }
+  enum crt_status st = crt_state_status(s);
+  if (json) {
     char *j = crt_state_json(s, st, false);
     printf("%s%s", first ? "" : ",", j);
     free(j);

@@ -12,19 +12,34 @@
 #include "crt/state.h"
 
 /* The pid and start time of the rescue file `init` in the state
- * directory; false when there is none (or it cannot be read). */
+ * directory; false when there is none (or it cannot be read).  Its first
+ * two fields are all that is compared, so a cut read is enough. */
 static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
-  char path[4096];
+  char path[4096], buf[128];
   if (!s->dir || snprintf(path, sizeof path, "%s/init", s->dir) >= (int)sizeof path) return false;
-  FILE *f = fopen(path, "re");
-  if (!f) return false;
+  if (crt_read_small(path, buf, sizeof buf) < 0) return false;
   int p = 0;
   unsigned long long st = 0;
-  bool ok = fscanf(f, "%d %llu", &p, &st) == 2;
-  fclose(f);
+  bool ok = sscanf(buf, "%d %llu", &p, &st) == 2;
   *pid = p;
   *start = st;
   return ok;
+}
+
+/* The cheapest proof first: /proc/<pid>/cpuset, then one read of
+ * /proc/<pid>/cgroup; only an init found in neither (or a file too long
+ * for one read) is asked again the full way, which tells "not in it" from
+ * "cannot tell".  Where cpuset is not the container's (a cgroup2 tree
+ * without the controller, cpuset not mounted) its first miss ends the
+ * shortcut for the rest of this process (`list`'s other containers). */
+static int in_cgroup(const crt_state *s) {
+  static bool cpuset_misses;
+  if (!cpuset_misses) {
+    if (crt_proc_cpuset_under(s->pid, s->cgroup_path) == 1) return 1;
+    cpuset_misses = true;
+  }
+  if (crt_proc_cgroup_under(s->pid, s->cgroup_path) == 1) return 1;
+  return crt_cgroup_has_pid(s->cgroup_path, s->pid);
 }
 
 enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_start) {
@@ -41,7 +56,7 @@ enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_st
   if (rescue_init(s, &rpid, &rstart) && (rpid != s->pid || rstart != s->start_time)) return CRT_INIT_UNRECORDED;
   /* Until create finishes the init may not have joined its cgroup yet (v1
    * moves it after the clone); from then on it never leaves that subtree. */
-  if (s->ready && crt_cgroup_has_pid(s->cgroup_path, s->pid) == 0) return CRT_INIT_OUTSIDE_CGROUP;
+  if (s->ready && in_cgroup(s) == 0) return CRT_INIT_OUTSIDE_CGROUP;
   return CRT_INIT_OK;
 }
 

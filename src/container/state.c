@@ -309,6 +309,12 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   if (crt_container_id_check(id, err) < 0) return -1;
   if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
   snprintf(path, sizeof path, "%s/state.json", dir);
+  /* `list` loads every container: most state files fit one read (three
+   * system calls, not crt_read_file's five); a bigger one, or an error,
+   * is read again the full way, which has the messages. */
+  char small[16384];
+  ssize_t n = crt_read_small(path, small, sizeof small);
+  if (n >= 0 && (size_t)n < sizeof small - 1) return crt_state_parse(small, (size_t)n, id, dir, path, out, err);
   cleanup_free char *buf = NULL;
   size_t len = 0;
   cleanup_err crt_err *rerr = NULL;

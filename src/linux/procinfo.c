@@ -1,4 +1,5 @@
-/* The one reader of /proc/<pid>/cgroup and of /proc/self/mountinfo. */
+/* The one reader of /proc/<pid>/cgroup and of /proc/self/mountinfo, and
+ * the one-read reader of small files that `list` and `state` use. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +53,56 @@ int crt_proc_cgroup_read(pid_t pid, crt_proc_cgroup **out, size_t *n, crt_err **
       return crt_error(err, ENOMEM, "read %s", p);
     }
   return 0;
+}
+
+ssize_t crt_read_small(const char *path, char *buf, size_t len) {
+  if (len < 2) {
+    errno = EINVAL;
+    return -1;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n;
+  do n = read(fd, buf, len - 1);
+  while (n < 0 && errno == EINTR);
+  int e = errno;
+  close(fd);
+  if (n < 0) {
+    errno = e;
+    return -1;
+  }
+  buf[n] = 0;
+  return n;
+}
+
+/* Lines split as crt_proc_cgroup_read splits them, matched as
+ * crt_cgroup_has_pid matches: path itself or a cgroup below it. */
+int crt_proc_cgroup_under(pid_t pid, const char *path) {
+  char p[64], buf[4096];
+  if (pid <= 0 || !path || !*path) return -1;
+  snprintf(p, sizeof p, "/proc/%d/cgroup", (int)pid);
+  ssize_t n = crt_read_small(p, buf, sizeof buf);
+  /* a full buffer may be cut short: the caller asks the full reader */
+  if (n <= 0 || (size_t)n == sizeof buf - 1) return -1;
+  size_t len = strlen(path);
+  char *save = NULL;
+  for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char *a = strchr(l, ':');
+    char *b = a ? strchr(a + 1, ':') : NULL;
+    if (b && strncmp(b + 1, path, len) == 0 && (b[1 + len] == 0 || b[1 + len] == '/')) return 1;
+  }
+  return 0;
+}
+
+int crt_proc_cpuset_under(pid_t pid, const char *path) {
+  char p[64], buf[4096];
+  if (pid <= 0 || !path || strlen(path) < 2) return -1;
+  snprintf(p, sizeof p, "/proc/%d/cpuset", (int)pid);
+  ssize_t n = crt_read_small(p, buf, sizeof buf);
+  if (n <= 0 || (size_t)n == sizeof buf - 1 || buf[n - 1] != '\n') return -1;
+  buf[n - 1] = 0;
+  size_t len = strlen(path);
+  return strncmp(buf, path, len) == 0 && (buf[len] == 0 || buf[len] == '/');
 }
 
 static bool in_list(const char *list, const char *name) {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +78,141 @@ static void test_mountinfo_unescapes_paths(void **state) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* What crt_cgroup_has_pid concludes from the full reader's lines: path
+ * itself or a cgroup below it. */
+static int under_by_full_reader(const char *path) {
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  crt_err *err = NULL;
+  assert_int_equal(crt_proc_cgroup_read(getpid(), &v, &n, &err), 0);
+  size_t len = strlen(path);
+  int found = 0;
+  for (size_t i = 0; i < n && !found; i++)
+    found = strncmp(v[i].path, path, len) == 0 && (v[i].path[len] == 0 || v[i].path[len] == '/');
+  crt_proc_cgroup_free(v, n);
+  return found;
+}
+
+/* The one-read membership check agrees with the full reader on every path
+ * of the file, each cut by a character (a sibling's prefix, not a parent),
+ * each parent, and a cgroup nobody is in; it cannot tell without a path or
+ * a live pid. */
+static void test_proc_cgroup_under(void **state) {
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  crt_err *err = NULL;
+  assert_int_equal(crt_proc_cgroup_read(getpid(), &v, &n, &err), 0);
+  assert_true(n > 0);
+  for (size_t i = 0; i < n; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", v[i].path);
+    assert_int_equal(crt_proc_cgroup_under(getpid(), p), 1);
+    while (strlen(p) > 1) {
+      p[strlen(p) - 1] = 0;
+      assert_int_equal(crt_proc_cgroup_under(getpid(), p), under_by_full_reader(p));
+    }
+  }
+  crt_proc_cgroup_free(v, n);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), "/crt-unit-no-such-cgroup"), 0);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), ""), -1);
+  assert_int_equal(crt_proc_cgroup_under(getpid(), NULL), -1);
+  assert_int_equal(crt_proc_cgroup_under(0, "/"), -1);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) _exit(0);
+  assert_int_equal(waitpid(child, NULL, 0), child);
+  assert_int_equal(crt_proc_cgroup_under(child, "/"), -1); /* gone: reaped */
+}
+
+/* cpuset.cpus or cpuset.mems of a new v1 cpuset cgroup: its parent's. */
+static void copy_cpuset_file(const char *from, const char *to, const char *name) {
+  char a[PATH_MAX], b[PATH_MAX], *v = NULL;
+  crt_err *err = NULL;
+  snprintf(a, sizeof a, "%s/%s", from, name);
+  snprintf(b, sizeof b, "%s/%s", to, name);
+  assert_int_equal(crt_read_file(a, 1 << 16, &v, NULL, &err), 0);
+  assert_int_equal(crt_write_file(b, v, strlen(v), 0644, &err), 0);
+  free(v);
+}
+
+/* A child in a v1 cpuset cgroup "/crt-unit-cs-PID/sub": that path and its
+ * parent prove membership (the full reader agrees), a sibling's prefix,
+ * another cgroup, "/" and no path do not. */
+static void test_proc_cpuset_under(void **state) {
+  const char *h = "/sys/fs/cgroup/cpuset";
+  struct stat st;
+  if (geteuid() != 0 || stat(h, &st) < 0) skip(); /* only v1 has its own cpuset hierarchy */
+  char top[PATH_MAX], sub[PATH_MAX], rel[128], relsub[160], procs[PATH_MAX + 16];
+  snprintf(rel, sizeof rel, "/crt-unit-cs-%d", (int)getpid());
+  snprintf(relsub, sizeof relsub, "%s/sub", rel);
+  snprintf(top, sizeof top, "%s%s", h, rel);
+  snprintf(sub, sizeof sub, "%s%s", h, relsub);
+  assert_int_equal(mkdir(top, 0755), 0);
+  assert_int_equal(mkdir(sub, 0755), 0);
+  copy_cpuset_file(h, top, "cpuset.cpus");
+  copy_cpuset_file(h, top, "cpuset.mems");
+  copy_cpuset_file(top, sub, "cpuset.cpus");
+  copy_cpuset_file(top, sub, "cpuset.mems");
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    char c;
+    close(go[1]);
+    _exit(read(go[0], &c, 1) < 0);
+  }
+  close(go[0]);
+  char pid[32];
+  snprintf(pid, sizeof pid, "%d", (int)child);
+  snprintf(procs, sizeof procs, "%s/cgroup.procs", sub);
+  crt_err *err = NULL;
+  assert_int_equal(crt_write_file(procs, pid, strlen(pid), 0644, &err), 0);
+  assert_int_equal(crt_proc_cpuset_under(child, relsub), 1);
+  assert_int_equal(crt_proc_cpuset_under(child, rel), 1);
+  char prefix[160];
+  snprintf(prefix, sizeof prefix, "%.*s", (int)strlen(rel) - 1, rel); /* "/crt-unit-cs-12" of "-123" */
+  assert_int_equal(crt_proc_cpuset_under(child, prefix), 0);
+  assert_int_equal(crt_proc_cpuset_under(child, "/crt-unit-no-such-cgroup"), 0);
+  assert_int_equal(crt_proc_cpuset_under(child, "/"), -1);
+  assert_int_equal(crt_proc_cpuset_under(child, ""), -1);
+  assert_int_equal(crt_proc_cpuset_under(child, NULL), -1);
+  assert_int_equal(crt_proc_cpuset_under(0, rel), -1);
+  assert_int_equal(crt_proc_cgroup_under(child, relsub), 1); /* what the shortcut stands for */
+  close(go[1]);
+  assert_int_equal(waitpid(child, NULL, 0), child);
+  assert_int_equal(crt_proc_cpuset_under(child, rel), -1); /* reaped */
+  assert_int_equal(rmdir(sub), 0);
+  assert_int_equal(rmdir(top), 0);
+}
+
+/* One read: the whole file when it fits, len - 1 bytes when it may go on,
+ * -1 with errno when it cannot be read. */
+static void test_read_small(void **state) {
+  char dir[] = "/tmp/crt-read-small.XXXXXX", path[PATH_MAX], buf[8];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/f", dir);
+  crt_err *err = NULL;
+  assert_int_equal(crt_write_file(path, "12345", 5, 0600, &err), 0);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), 5);
+  assert_string_equal(buf, "12345");
+  assert_int_equal(crt_write_file(path, "1234567890", 10, 0600, &err), 0);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), (ssize_t)sizeof buf - 1);
+  assert_string_equal(buf, "1234567");
+  assert_int_equal(crt_read_small(dir, buf, sizeof buf), -1);
+  assert_int_equal(errno, EISDIR);
+  unlink(path);
+  assert_int_equal(crt_read_small(path, buf, sizeof buf), -1);
+  assert_int_equal(errno, ENOENT);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_proc_cgroup_lines),
+      cmocka_unit_test(test_proc_cgroup_under),
+      cmocka_unit_test(test_proc_cpuset_under),
+      cmocka_unit_test(test_read_small),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
