@@ -2,11 +2,18 @@
 # crt vs runc vs crun: lifecycle latency, exec, state/list at scale,
 # throughput, peak RSS, and the bare-kernel floor.  `make bench` runs this.
 #
-# Two cgroup layouts are measured:
+# Three cgroup layouts are measured (bench/layout.sh):
+#  v1ns       a private mount namespace with the host's unified (cgroup2)
+#             mount hidden: pure v1, where crt, runc and crun (its default
+#             cgroupfs manager) all join every v1 hierarchy.  Like-for-like.
 #  cgroup2ns  a private mount namespace whose /sys/fs/cgroup is a fresh
-#             cgroup2 mount; crun 1.8.1 refuses the host's v1 hybrid layout,
-#             so all three run here (crun with --cgroup-manager=disabled).
-#  host       the host's v1 hybrid layout: crt and runc only.
+#             cgroup2 mount; crt and runc join a v2 cgroup, crun runs with
+#             --cgroup-manager=disabled (no cgroup work: not like-for-like).
+#  host       the host's v1 hybrid layout: crt and runc only (crun 1.8.1
+#             refuses hybrid: "cgroups in hybrid mode not supported").
+# bench.py checks, per layout, that every runtime (but crun in cgroup2ns)
+# joined a cgroup of its own in every hierarchy of the layout, and aborts
+# the bench otherwise.
 #
 # Environment:
 #  BENCH_QUICK=1        smoke run (< 1 min): few iterations, small N
@@ -15,7 +22,7 @@
 #  BENCH_N              containers present for state_N/list_N
 #  BENCH_LIFECYCLE_N    containers in the serial/parallel throughput runs
 #  BENCH_OUT            JSON output (default bench/results/latest.json)
-#  BENCH_MODES          "cgroup2ns host" (default) or a subset
+#  BENCH_MODES          "v1ns cgroup2ns host" (default) or a subset
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/.." && pwd)
@@ -52,25 +59,23 @@ RSS_ITERS=${BENCH_RSS_ITERS:-$d_rss}
 N=${BENCH_N:-$d_n}
 LIFE_N=${BENCH_LIFECYCLE_N:-$d_life}
 OUT=${BENCH_OUT:-$REPO/bench/results/latest.json}
-MODES=${BENCH_MODES:-cgroup2ns host}
+MODES=${BENCH_MODES:-v1ns cgroup2ns host}
 
 W=$(mktemp -d /tmp/crt-bench.XXXXXX)
 echo "bench: work dir $W" >&2
-# Runs "$@" where /sys/fs/cgroup is a fresh cgroup2 mount (private mount ns).
-in_cgroup2ns() {
-  unshare -m --propagation private bash -c \
-    'umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' cgroup2ns "$@"
-}
+# shellcheck source=layout.sh
+. "$here/layout.sh"
 # Deletes whatever a crashed driver left, in the layout it was created in.
 cleanup() {
   local r rt ids
   for r in "$W"/root-*; do
     [ -d "$r" ] || continue
     case $(basename "$r") in
-      *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; *-crun) rt="$CRUN --cgroup-manager=disabled" ;; *) continue ;;
+      *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; root-cgroup2ns-crun) rt="$CRUN --cgroup-manager=disabled" ;;
+      *-crun) rt=$CRUN ;; *) continue ;;
     esac
     local wrap=()
-    case $(basename "$r") in root-cgroup2ns-*) wrap=(in_cgroup2ns) ;; esac
+    case $(basename "$r") in root-cgroup2ns-*) wrap=(in_cgroup2ns) ;; root-v1ns-*) wrap=(in_v1ns) ;; esac
     ids=$($rt --root "$r" list -q 2>/dev/null) || continue
     for id in $ids; do "${wrap[@]}" $rt --root "$r" delete -f "$id" >/dev/null 2>&1 || true; done
   done
@@ -115,12 +120,16 @@ load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()
 for mode in $MODES; do
   case $mode in
+    v1ns)
+      in_v1ns python3 "$here/bench.py" --mode v1ns --out "$W/part-v1ns.json" "${common[@]}" \
+        --cgroup-expect v1 --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN" ;;
     cgroup2ns)
       in_cgroup2ns python3 "$here/bench.py" --mode cgroup2ns --out "$W/part-cgroup2ns.json" "${common[@]}" \
+        --cgroup-expect v2 --cgroup-exempt crun \
         --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN,--cgroup-manager=disabled" ;;
     host)
       python3 "$here/bench.py" --mode host --out "$W/part-host.json" --floor "${common[@]}" \
-        --runtime crt="$CRT" --runtime runc="$RUNC" ;;
+        --cgroup-expect hybrid --runtime crt="$CRT" --runtime runc="$RUNC" ;;
     *) die "unknown mode $mode" ;;
   esac
   parts+=("$W/part-$mode.json")
@@ -148,6 +157,7 @@ doc = {
     "timing": "wall time of each runtime command as spawned by bench/bench.py (Python subprocess); runtimes interleaved round by round, warm-up rounds dropped",
   },
   "mode_descriptions": {
+    "v1ns": "private mount ns, host v1 hierarchies with the unified (cgroup2) mount unmounted: pure v1; crt, runc and crun (cgroupfs manager) all join every v1 hierarchy",
     "cgroup2ns": "private mount ns, /sys/fs/cgroup = fresh cgroup2 mount; crun --cgroup-manager=disabled",
     "host": "host cgroup v1 hybrid layout (crun 1.8.1 refuses it: not measured)",
   },
