@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2016  # the bash -c scripts expand in the namespace
 # The cgroup layouts of bench.sh and ab.sh (sourced).  Each function runs
 # "$@" in a private mount namespace, so the host's mounts are untouched.
 
