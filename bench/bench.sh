@@ -127,7 +127,8 @@ load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()
 first=1
 for mode in $MODES; do
-  if [ $first = 1 ]; then sized=("${common[@]}" --n "$N" --lifecycle-n "$LIFE_N")
+  # The floor (no runtime, no cgroup) is measured once, with the first layout.
+  if [ $first = 1 ]; then sized=("${common[@]}" --floor --n "$N" --lifecycle-n "$LIFE_N")
   else sized=("${common[@]}" --n "$N2" --lifecycle-n "$LIFE_N2"); fi
   first=0
   case $mode in
@@ -139,7 +140,7 @@ for mode in $MODES; do
         --cgroup-expect v2 --cgroup-exempt crun \
         --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN,--cgroup-manager=disabled" ;;
     host)
-      python3 "$here/bench.py" --mode host --out "$W/part-host.json" --floor "${sized[@]}" \
+      python3 "$here/bench.py" --mode host --out "$W/part-host.json" "${sized[@]}" \
         --cgroup-expect hybrid --runtime crt="$CRT" --runtime runc="$RUNC" ;;
     *) die "unknown mode $mode" ;;
   esac

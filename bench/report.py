@@ -72,6 +72,7 @@ def main():
             part = json.load(f)
         if "floor" in part:
             doc["floor"] = part.pop("floor")
+            doc["floor_layout"] = part["mode"]
         doc["modes"][part["mode"]] = part
     descr = doc["mode_descriptions"]
     for mode, part in doc["modes"].items():
@@ -88,7 +89,7 @@ def main():
     print()
     if "floor" in doc:
         f = doc["floor"]
-        print("== floor (no runtime)")
+        print("== floor (no runtime; measured in the %s layout)" % doc.get("floor_layout", "?"))
         for k, label in (("unshare", "unshare --fork --pid --mount --uts --ipc --net /bin/true"),
                          ("spawn_true", "spawning /bin/true from the driver (in every number)")):
             print("  %-58s %s ms" % (label, cell(f[k])))
