@@ -49,7 +49,7 @@ done
 
 # The first layout of BENCH_MODES (v1ns, the like-for-like one, by default)
 # gets d_n containers present and d_life in the throughput loops; the
-# others d_n2 and d_life2, which keeps `make bench` near 2 minutes (runc's
+# others d_n2 and d_life2, which keeps `make bench` near 1.5 minutes (runc's
 # delete -f of a created container alone takes ~108 ms).  BENCH_N and
 # BENCH_LIFECYCLE_N, when set, apply to every layout.
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
