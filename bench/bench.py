@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Timing driver for bench/bench.sh: measures OCI runtimes side by side.
 
-One invocation measures one cgroup layout ("mode"): the caller runs it once
-on the host and once inside a private mount namespace whose /sys/fs/cgroup is
-a fresh cgroup2 mount.  Runtimes are interleaved (A B C A B C ...) so that
+One invocation measures one cgroup layout ("mode"), inside the mount
+namespace bench.sh set up for it (bench/layout.sh); it first checks that
+every runtime did the cgroup work the layout calls for.  Runtimes are interleaved (A B C A B C ...) so that
 drift in machine load hits all of them alike; the first `warmup` rounds are
 dropped.  Writes one JSON document (see bench.sh for the merged layout).
 """
@@ -84,6 +84,7 @@ class Bench:
         self.seq = 0
         self.results = {}
         self.notes = []
+        self.like_for_like = None
 
     def new_id(self, tag):
         # Unique across runtimes and concurrent bench runs: with no
@@ -160,22 +161,21 @@ class Bench:
         return cid
 
     def cgroup_probe(self, rt):
-        """Where the runtime put a container's init: a path other than ours
-        means the runtime created and joined a cgroup."""
+        """Where the runtime put a container's init: in each hierarchy where
+        the init's cgroup differs from ours and is named after the
+        container, the runtime created and joined a cgroup."""
         cid = self.new_id("g")
         call(rt.argv("create", "--bundle", self.a.bundle, cid))
         try:
-            pid = self.state(rt, cid)["pid"]
-            with open("/proc/%d/cgroup" % pid) as f:
-                theirs = f.read().split()
+            theirs = read_cgroups(self.state(rt, cid)["pid"])
         finally:
             call(rt.argv("delete", "-f", cid))
-        with open("/proc/self/cgroup") as f:
-            ours = f.read().split()
-        moved = [line for line in theirs if line not in ours]
-        unified = [line for line in theirs if line.startswith("0::")]
-        return {"did_cgroup_work": bool(moved), "init_cgroups_changed": moved,
-                "unified": unified[0] if unified else None}
+        ours = read_cgroups("self")
+        moved = {h: p for h, p in theirs.items() if p != ours.get(h)}
+        joined = {h: p for h, p in moved.items() if cid in p.rsplit("/", 1)[-1]}
+        return {"did_cgroup_work": bool(joined), "joined": joined,
+                "init_cgroups_changed": ["%s:%s" % (h, p) for h, p in sorted(moved.items())],
+                "unified": "0::" + theirs["unified"] if "unified" in theirs else None}
 
     def rss(self, argv):
         """Peak RSS (kB) as GNU time reports it: ru_maxrss of the runtime
@@ -222,8 +222,7 @@ class Bench:
         a = self.a
         log("[%s] runtimes: %s" % (a.mode, ", ".join(rt.name for rt in self.rts)))
         cg = {rt.name: self.cgroup_probe(rt) for rt in self.rts}
-        for name, c in cg.items():
-            log("  cgroup work by %s: %s %s" % (name, c["did_cgroup_work"], c["unified"] or ""))
+        self.like_for_like = check_cgroup_work(cg, a.cgroup_expect, a.cgroup_exempt)
 
         self.record(self.rounds(self.m_run))
         self.record(self.rounds(self.m_create_start_delete))
@@ -290,6 +289,59 @@ class Bench:
         return cg
 
 
+def read_cgroups(pid):
+    """/proc/PID/cgroup as {hierarchy: path}: a v1 hierarchy is named by its
+    controllers ("cpu", "name=systemd"), the v2 one "unified"."""
+    out = {}
+    with open("/proc/%s/cgroup" % pid) as f:
+        for line in f:
+            hid, ctrl, path = line.rstrip("\n").split(":", 2)
+            out["unified" if hid == "0" else ctrl] = path
+    return out
+
+
+def expected_hierarchies(kind):
+    """The hierarchies a runtime must join in a layout: "v1" every v1
+    hierarchy of the kernel (all mounted on this host), "v2" the unified
+    one, "hybrid" both."""
+    v1 = sorted(h for h in read_cgroups("self") if h != "unified")
+    return {"v1": v1, "v2": ["unified"], "hybrid": v1 + ["unified"]}[kind]
+
+
+def check_cgroup_work(cg, expect, exempt):
+    """Logs, per runtime, which hierarchies it joined, and raises BenchError
+    unless every runtime not in `exempt` joined all the `expect` hierarchies
+    and the same set as the others: ratios between runtimes doing different
+    cgroup work would be reported as like-for-like.  Stores the verdict in
+    cg[name]["verdict"]; returns whether all runtimes (exempt or not) did
+    the same work."""
+    want = expected_hierarchies(expect)
+    ref = None
+    for name, c in cg.items():
+        got = sorted(c["joined"])
+        missing = [h for h in want if h not in c["joined"]]
+        paths = sorted(set(c["joined"].values()))
+        c["expected"] = want
+        c["verdict"] = "joined %d/%d %s hierarchies%s%s" % (
+            len(want) - len(missing), len(want), expect, (" at " + ", ".join(paths)) if paths else "",
+            (": missing " + " ".join(missing)) if missing else ": " + " ".join(got))
+        log("  cgroup work by %s: %s" % (name, c["verdict"]))
+        if name in exempt:
+            if missing:
+                log("  (%s is exempt from the check: its ratios are NOT like-for-like)" % name)
+            continue
+        if missing:
+            raise BenchError("%s did not join a cgroup of its own in every %s hierarchy "
+                             "(missing %s): not the same cgroup work as the others"
+                             % (name, expect, " ".join(missing)))
+        if ref is None:
+            ref = (name, got)
+        elif got != ref[1]:
+            raise BenchError("%s joined %s but %s joined %s: not the same cgroup work"
+                             % (name, " ".join(got), ref[0], " ".join(ref[1])))
+    return len({tuple(sorted(c["joined"])) for c in cg.values()}) == 1
+
+
 def ratios(results, names):
     out = {}
     for metric, per in results.items():
@@ -337,6 +389,10 @@ def main():
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--lifecycle-n", type=int, default=100)
     ap.add_argument("--floor", action="store_true")
+    ap.add_argument("--cgroup-expect", choices=["v1", "v2", "hybrid"], required=True,
+                    help="hierarchies every runtime must join (the bench aborts otherwise)")
+    ap.add_argument("--cgroup-exempt", action="append", default=[], metavar="NAME",
+                    help="runtime allowed to skip cgroup work (its ratios are marked unlike)")
     ap.add_argument("--suite", choices=["all", "latency"], default="all",
                     help="latency: only run, create/start/delete, exec, state/list (profile.sh)")
     a = ap.parse_args()
@@ -353,7 +409,9 @@ def main():
         cg = b.run_all()
         doc = {"mode": a.mode, "runtimes": {rt.name: {"path": rt.path, "global_options": rt.extra}
                                             for rt in rts},
-               "cgroup_work": cg, "results": b.results,
+               "cgroup_work": cg, "cgroup_expect": a.cgroup_expect,
+               "like_for_like": b.like_for_like, "n": a.n, "lifecycle_n": a.lifecycle_n,
+               "results": b.results,
                "ratios": ratios(b.results, [rt.name for rt in rts]),
                "seconds": round(time.time() - t0, 1)}
         if a.floor:

@@ -2,11 +2,18 @@
 # crt vs runc vs crun: lifecycle latency, exec, state/list at scale,
 # throughput, peak RSS, and the bare-kernel floor.  `make bench` runs this.
 #
-# Two cgroup layouts are measured:
+# Three cgroup layouts are measured (bench/layout.sh):
+#  v1ns       a private mount namespace with the host's unified (cgroup2)
+#             mount hidden: pure v1, where crt, runc and crun (its default
+#             cgroupfs manager) all join every v1 hierarchy.  Like-for-like.
 #  cgroup2ns  a private mount namespace whose /sys/fs/cgroup is a fresh
-#             cgroup2 mount; crun 1.8.1 refuses the host's v1 hybrid layout,
-#             so all three run here (crun with --cgroup-manager=disabled).
-#  host       the host's v1 hybrid layout: crt and runc only.
+#             cgroup2 mount; crt and runc join a v2 cgroup, crun runs with
+#             --cgroup-manager=disabled (no cgroup work: not like-for-like).
+#  host       the host's v1 hybrid layout: crt and runc only (crun 1.8.1
+#             refuses hybrid: "cgroups in hybrid mode not supported").
+# bench.py checks, per layout, that every runtime (but crun in cgroup2ns)
+# joined a cgroup of its own in every hierarchy of the layout, and aborts
+# the bench otherwise.
 #
 # Environment:
 #  BENCH_QUICK=1        smoke run (< 1 min): few iterations, small N
@@ -15,7 +22,7 @@
 #  BENCH_N              containers present for state_N/list_N
 #  BENCH_LIFECYCLE_N    containers in the serial/parallel throughput runs
 #  BENCH_OUT            JSON output (default bench/results/latest.json)
-#  BENCH_MODES          "cgroup2ns host" (default) or a subset
+#  BENCH_MODES          "v1ns cgroup2ns host" (default) or a subset
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/.." && pwd)
@@ -40,10 +47,15 @@ for t in /bin/busybox /usr/bin/time unshare python3; do
   command -v "$t" >/dev/null || die "missing $t (packages: busybox-static, time, util-linux, python3)"
 done
 
+# The first layout of BENCH_MODES (v1ns, the like-for-like one, by default)
+# gets d_n containers present and d_life in the throughput loops; the
+# others d_n2 and d_life2, which keeps `make bench` near 1.5 minutes (runc's
+# delete -f of a created container alone takes ~108 ms).  BENCH_N and
+# BENCH_LIFECYCLE_N, when set, apply to every layout.
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-  d_iters=5 d_warm=1 d_rss=2 d_n=20 d_life=10
+  d_iters=5 d_warm=1 d_rss=2 d_n=20 d_life=10 d_n2=10 d_life2=10
 else
-  d_iters=12 d_warm=2 d_rss=5 d_n=200 d_life=100
+  d_iters=12 d_warm=2 d_rss=5 d_n=200 d_life=100 d_n2=50 d_life2=30
 fi
 [ "${BENCH_FULL:-0}" = 1 ] && d_n=1000
 ITERS=${BENCH_ITERS:-$d_iters}
@@ -51,26 +63,26 @@ WARMUP=${BENCH_WARMUP:-$d_warm}
 RSS_ITERS=${BENCH_RSS_ITERS:-$d_rss}
 N=${BENCH_N:-$d_n}
 LIFE_N=${BENCH_LIFECYCLE_N:-$d_life}
+N2=${BENCH_N:-$d_n2}
+LIFE_N2=${BENCH_LIFECYCLE_N:-$d_life2}
 OUT=${BENCH_OUT:-$REPO/bench/results/latest.json}
-MODES=${BENCH_MODES:-cgroup2ns host}
+MODES=${BENCH_MODES:-v1ns cgroup2ns host}
 
 W=$(mktemp -d /tmp/crt-bench.XXXXXX)
 echo "bench: work dir $W" >&2
-# Runs "$@" where /sys/fs/cgroup is a fresh cgroup2 mount (private mount ns).
-in_cgroup2ns() {
-  unshare -m --propagation private bash -c \
-    'umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' cgroup2ns "$@"
-}
+# shellcheck source=layout.sh
+. "$here/layout.sh"
 # Deletes whatever a crashed driver left, in the layout it was created in.
 cleanup() {
   local r rt ids
   for r in "$W"/root-*; do
     [ -d "$r" ] || continue
     case $(basename "$r") in
-      *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; *-crun) rt="$CRUN --cgroup-manager=disabled" ;; *) continue ;;
+      *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; root-cgroup2ns-crun) rt="$CRUN --cgroup-manager=disabled" ;;
+      *-crun) rt=$CRUN ;; *) continue ;;
     esac
     local wrap=()
-    case $(basename "$r") in root-cgroup2ns-*) wrap=(in_cgroup2ns) ;; esac
+    case $(basename "$r") in root-cgroup2ns-*) wrap=(in_cgroup2ns) ;; root-v1ns-*) wrap=(in_v1ns) ;; esac
     ids=$($rt --root "$r" list -q 2>/dev/null) || continue
     for id in $ids; do "${wrap[@]}" $rt --root "$r" delete -f "$id" >/dev/null 2>&1 || true; done
   done
@@ -109,18 +121,27 @@ mk_config "$W/bundle" '["/bin/true"]'
 mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
 
 common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --iters "$ITERS"
-        --warmup "$WARMUP" --rss-iters "$RSS_ITERS" --n "$N" --lifecycle-n "$LIFE_N")
+        --warmup "$WARMUP" --rss-iters "$RSS_ITERS")
 t0=$(date +%s)
 load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()
+first=1
 for mode in $MODES; do
+  # The floor (no runtime, no cgroup) is measured once, with the first layout.
+  if [ $first = 1 ]; then sized=("${common[@]}" --floor --n "$N" --lifecycle-n "$LIFE_N")
+  else sized=("${common[@]}" --n "$N2" --lifecycle-n "$LIFE_N2"); fi
+  first=0
   case $mode in
+    v1ns)
+      in_v1ns python3 "$here/bench.py" --mode v1ns --out "$W/part-v1ns.json" "${sized[@]}" \
+        --cgroup-expect v1 --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN" ;;
     cgroup2ns)
-      in_cgroup2ns python3 "$here/bench.py" --mode cgroup2ns --out "$W/part-cgroup2ns.json" "${common[@]}" \
+      in_cgroup2ns python3 "$here/bench.py" --mode cgroup2ns --out "$W/part-cgroup2ns.json" "${sized[@]}" \
+        --cgroup-expect v2 --cgroup-exempt crun \
         --runtime crt="$CRT" --runtime runc="$RUNC" --runtime crun="$CRUN,--cgroup-manager=disabled" ;;
     host)
-      python3 "$here/bench.py" --mode host --out "$W/part-host.json" --floor "${common[@]}" \
-        --runtime crt="$CRT" --runtime runc="$RUNC" ;;
+      python3 "$here/bench.py" --mode host --out "$W/part-host.json" "${sized[@]}" \
+        --cgroup-expect hybrid --runtime crt="$CRT" --runtime runc="$RUNC" ;;
     *) die "unknown mode $mode" ;;
   esac
   parts+=("$W/part-$mode.json")
@@ -142,12 +163,14 @@ doc = {
     "command": "make bench  (bash bench/bench.sh)",
     "env": {k: v for k, v in os.environ.items() if k.startswith("BENCH_")},
     "iters": $ITERS, "warmup": $WARMUP, "rss_iters": $RSS_ITERS, "n": $N,
-    "lifecycle_n": $LIFE_N, "seconds": $(( $(date +%s) - t0 )),
+    "lifecycle_n": $LIFE_N, "n_other_layouts": $N2, "lifecycle_n_other_layouts": $LIFE_N2,
+    "seconds": $(( $(date +%s) - t0 )),
     "versions": {"crt": ver(["$CRT", "--version"]), "runc": ver(["$RUNC", "--version"]),
                  "crun": ver(["$CRUN", "--version"])},
     "timing": "wall time of each runtime command as spawned by bench/bench.py (Python subprocess); runtimes interleaved round by round, warm-up rounds dropped",
   },
   "mode_descriptions": {
+    "v1ns": "private mount ns, host v1 hierarchies with the unified (cgroup2) mount unmounted: pure v1; crt, runc and crun (cgroupfs manager) all join every v1 hierarchy",
     "cgroup2ns": "private mount ns, /sys/fs/cgroup = fresh cgroup2 mount; crun --cgroup-manager=disabled",
     "host": "host cgroup v1 hybrid layout (crun 1.8.1 refuses it: not measured)",
   },

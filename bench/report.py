@@ -28,6 +28,7 @@ def cell(s):
 
 def table(mode, part, meta):
     names = list(part["runtimes"])
+    n, life_n = part.get("n", meta["n"]), part.get("lifecycle_n", meta["lifecycle_n"])
     others = [n for n in names if n != "crt"]
     head = ["metric (ms: median [p10-p90])"] + names + ["crt/" + o for o in others]
     rows = [head]
@@ -35,23 +36,30 @@ def table(mode, part, meta):
         per = part["results"].get(m)
         if not per:
             continue
-        label = LABEL[m].replace("N present", "%d present" % meta["n"]).replace(
-            "x M", "x %d" % meta["lifecycle_n"])
+        label = LABEL[m].replace("N present", "%d present" % n).replace("x M", "x %d" % life_n)
         r = part["ratios"].get(m, {})
         rows.append([label] + [cell(per.get(n)) for n in names] +
                     ["%.2f" % r["crt/" + o] if "crt/" + o in r else "-" for o in others])
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    out = ["== %s: %s" % (mode, part["description"])]
-    for n in names:
-        c = part["cgroup_work"][n]
-        out.append("   %s: %s cgroup work (%s)" % (
-            n, "did" if c["did_cgroup_work"] else "did NOT do",
-            c["unified"] or "no unified line"))
+    out = ["== %s: %s" % (mode, part["description"]), "   " + like_line(part)]
+    for name in names:
+        c = part["cgroup_work"][name]
+        out.append("   %s: %s" % (name, c.get("verdict") or "%s cgroup work (%s)" % (
+            "did" if c["did_cgroup_work"] else "did NOT do", c["unified"] or "no unified line")))
     for i, row in enumerate(rows):
         out.append("  ".join(x.ljust(w[j]) if j == 0 else x.rjust(w[j]) for j, x in enumerate(row)))
         if i == 0:
             out.append("  ".join("-" * x for x in w))
     return "\n".join(out)
+
+
+def like_line(part):
+    names = ", ".join(part["runtimes"])
+    if part.get("like_for_like"):
+        return "like-for-like: %s all did the same cgroup work" % names
+    if part.get("like_for_like") is None:
+        return "like-for-like: unknown (part written before the check existed)"
+    return "NOT like-for-like: not all of %s did the same cgroup work (see below)" % names
 
 
 def main():
@@ -64,15 +72,24 @@ def main():
             part = json.load(f)
         if "floor" in part:
             doc["floor"] = part.pop("floor")
+            doc["floor_layout"] = part["mode"]
         doc["modes"][part["mode"]] = part
     descr = doc["mode_descriptions"]
     for mode, part in doc["modes"].items():
         part["description"] = descr.get(mode, "")
         print(table(mode, part, doc["meta"]))
         print()
+    fair = [m for m, p in doc["modes"].items() if p.get("like_for_like")]
+    print("== like-for-like layouts (every runtime did the same cgroup work): %s" % (
+        ", ".join("%s (%s)" % (m, "/".join(doc["modes"][m]["runtimes"])) for m in fair)
+        or "none"))
+    unfair = [m for m in doc["modes"] if m not in fair]
+    if unfair:
+        print("   not like-for-like: %s" % ", ".join(unfair))
+    print()
     if "floor" in doc:
         f = doc["floor"]
-        print("== floor (no runtime)")
+        print("== floor (no runtime; measured in the %s layout)" % doc.get("floor_layout", "?"))
         for k, label in (("unshare", "unshare --fork --pid --mount --uts --ipc --net /bin/true"),
                          ("spawn_true", "spawning /bin/true from the driver (in every number)")):
             print("  %-58s %s ms" % (label, cell(f[k])))
