@@ -218,7 +218,8 @@ int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) 
       break;
     }
     t->fds[t->n] = fd;
-    t->dirs[t->n++] = crt_steal(dirs[i]);
+    /* a copy: cg_strv_free stops at the first NULL a steal would leave */
+    if (!(t->dirs[t->n++] = strdup(dirs[i]))) rc = crt_error(err, ENOMEM, "cgroup");
   }
   cg_strv_free(dirs);
   if (rc < 0) crt_cgroup_tasks_free(t);
@@ -480,8 +481,8 @@ int crt_cgroup_is_frozen(const char *path) {
   const cg_driver *d = cg_drv();
   cleanup_free char *dir = d->freezer_dir(d, path);
   if (!dir) return -1;
-  if (access(dir, F_OK) != 0) return 0;
-  /* v2: cgroup.freeze is the requested state; "frozen" in cgroup.events the reached one. */
+  /* v2: cgroup.freeze is the requested state; "frozen" in cgroup.events
+   * the reached one.  No file (no cgroup, no freezer): not frozen. */
   int st = d->frozen(dir);
   return st < 0 ? 0 : st;
 }

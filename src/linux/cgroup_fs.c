@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroup_internal.h"
+#include "crt/procinfo.h"
 #include "crt/fs.h"
 #include "crt/log.h"
 
@@ -40,6 +41,12 @@ int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt,
 char *cg_read(const char *dir, const char *file) {
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/%s", dir, file);
+  /* most cgroup files fit: one open, read and close (list and state read
+   * freezer.state of every container) */
+  char small[4096];
+  ssize_t n = crt_read_small(p, small, sizeof small);
+  if (n < 0) return NULL;
+  if ((size_t)n < sizeof small - 1) return strndup(small, (size_t)n);
   char *out = NULL;
   crt_err *e = NULL;
   if (crt_read_file(p, 16 << 20, &out, NULL, &e) < 0) {
