@@ -461,21 +461,21 @@ static bool all_in(const char *want, const char *have) {
   return true;
 }
 
+/* Our /proc/self/cgroup, read once for all the hierarchies. */
+typedef struct {
+  crt_proc_cgroup *v;
+  size_t n;
+} own_cgroups;
+
 /* The calling process's path in the v1 hierarchy whose super options are
  * opts ("rw,cpu,cpuacct"); the controllers are copied to ctrl. */
-static char *own_cgroup(const char *opts, char *ctrl, size_t ctrl_len) {
-  crt_proc_cgroup *v = NULL;
-  size_t n = 0;
-  cleanup_err crt_err *e = NULL;
-  if (crt_proc_cgroup_read(0, &v, &n, &e) < 0) return NULL;
-  char *out = NULL;
-  for (size_t i = 0; i < n && !out; i++) {
-    if (!*v[i].controllers || !all_in(v[i].controllers, opts)) continue;
-    snprintf(ctrl, ctrl_len, "%s", v[i].controllers);
-    out = strdup(v[i].path);
+static const char *own_cgroup(const own_cgroups *own, const char *opts, char *ctrl, size_t ctrl_len) {
+  for (size_t i = 0; i < own->n; i++) {
+    if (!*own->v[i].controllers || !all_in(own->v[i].controllers, opts)) continue;
+    snprintf(ctrl, ctrl_len, "%s", own->v[i].controllers);
+    return own->v[i].path;
   }
-  crt_proc_cgroup_free(v, n);
-  return out;
+  return NULL;
 }
 
 static int link_comounted(int dirfd_, const char *name) {
@@ -489,10 +489,11 @@ static int link_comounted(int dirfd_, const char *name) {
 }
 
 /* One v1 hierarchy: mountinfo gave its mount point, root and super options. */
-static int cgroup_v1_one(const mctx *c, const char *mp, const char *root, const char *opts, crt_err **err) {
+static int cgroup_v1_one(const mctx *c, const own_cgroups *ours, const char *mp, const char *root, const char *opts,
+                         crt_err **err) {
   const char *name = strrchr(mp, '/') + 1;
   char ctrl[256] = "";
-  cleanup_free char *own = own_cgroup(opts, ctrl, sizeof ctrl);
+  const char *own = own_cgroup(ours, opts, ctrl, sizeof ctrl);
   if (!own) return 0; /* not a hierarchy this process is in */
   cleanup_free char *dest = NULL, *src = NULL;
   if (asprintf(&dest, "%s/%s", c->m->destination, name) < 0) return crt_error(err, ENOMEM, "cgroup");
@@ -534,6 +535,9 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   /* A snapshot first: the binds below add cgroup lines to mountinfo. */
   crt_mountinfo mi;
   if (crt_mountinfo_read(&mi, err) < 0) return -1;
+  own_cgroups ours = {0};
+  cleanup_err crt_err *unread = NULL;
+  if (crt_proc_cgroup_read(0, &ours.v, &ours.n, &unread) < 0) ours.n = 0; /* then no hierarchy is ours */
   size_t rlen = strlen(c->cfg->rootfs);
   int rc = 0;
   for (size_t i = 0; i < mi.n && rc == 0; i++) {
@@ -542,11 +546,12 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
     /* Only the host's hierarchies: none already inside the rootfs. */
     if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
     if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
-    rc = cgroup_v1_one(c, mp, mi.v[i].root, mi.v[i].fs_opts, err);
+    rc = cgroup_v1_one(c, &ours, mp, mi.v[i].root, mi.v[i].fs_opts, err);
     if (rc == 0 && link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       rc = crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
   }
   crt_mountinfo_free(&mi);
+  crt_proc_cgroup_free(ours.v, ours.n);
   if (rc == 0 && (flags & MS_RDONLY)) return remount_bind(c, tmp, flags, err);
   return rc;
 }
