@@ -54,14 +54,19 @@ int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed
 /* Whether dir still holds the FIFO (not released by start). */
 bool crt_exec_fifo_exists(const char *dir);
 
-/* create, once the init parked: records what it runs (its /proc/PID/exe). */
-int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err);
+/* create, once the init parked: what it runs (its /proc/PID/exe's device
+ * and inode, "DEV INO"), kept in state.json (crt_state.parked_exe); *out
+ * NULL for an init already gone or one we may not look at (then the FIFO
+ * alone tells "created"). */
+int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err);
 
 /* Whether the init pid still waits on the FIFO in dir: the FIFO exists and
  * the init has not exec'd since create (a process in the container with
  * CAP_SYS_PTRACE can open the FIFO through /proc/1/fd and so start it
- * without `start`).  The container's status is "created" only then. */
-bool crt_exec_fifo_waiting(const char *dir, pid_t pid);
+ * without `start`).  The container's status is "created" only then.
+ * parked: crt_exec_fifo_parked_id's record, NULL: none in state.json (an
+ * older crt's container: its exec.parked file, if any). */
+bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked);
 #endif
 
 #endif

@@ -25,6 +25,7 @@ typedef struct {
   char *cgroup_path;       /* as given back by crt_cgroup_enter, "" none */
   bool ready;              /* the init reached the exec FIFO (create finished) */
   bool systemd;            /* cgroup made through systemd */
+  char *parked_exe;        /* "DEV INO" of the parked init's exe (crt_exec_fifo_parked_id), NULL: none */
   char *dir;               /* the state directory (not serialised) */
   char *rescue;            /* the rescue line this process last wrote (not serialised) */
   crt_kvv annotations;

@@ -273,8 +273,8 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
   if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded");
-  /* what "still parked" means for crt_state_status */
-  return crt_exec_fifo_note_parked(s->dir, s->pid, err);
+  /* what "still parked" means for crt_state_status, saved with READY */
+  return crt_exec_fifo_parked_id(s->pid, &s->parked_exe, err);
 }
 
 /* The cgroup is made before the init, which is then cloned straight into

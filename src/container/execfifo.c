@@ -31,8 +31,9 @@ static int exe_id(pid_t pid, char *buf, size_t len) {
   return 0;
 }
 
-int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err) {
-  char id[64], path[PATH_MAX];
+int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err) {
+  char id[64];
+  *out = NULL;
   if (exe_id(pid, id, sizeof id) < 0) {
     /* an init already gone (or a zombie) is not parked: nothing to note,
      * its status is "stopped" (runc's create succeeds as well).  One we
@@ -40,27 +41,36 @@ int crt_exec_fifo_note_parked(const char *dir, pid_t pid, crt_err **err) {
     if (errno == ENOENT || errno == ESRCH || errno == EACCES || errno == EPERM) return 0;
     return crt_error(err, errno, "stat /proc/%d/exe (the parked init)", (int)pid);
   }
-  snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
-  return crt_write_file_atomic(path, id, strlen(id), 0600, err);
+  id[strcspn(id, "\n")] = 0;
+  *out = strdup(id);
+  return *out ? 0 : crt_error(err, ENOMEM, "parked init");
 }
 
-/* -1: cannot tell (no record: made by an older crt; /proc not readable),
- * 1: pid still runs what it ran when create finished, 0: it exec'd. */
-static int still_parked(const char *dir, pid_t pid) {
-  char path[PATH_MAX], want[64] = "", now[64];
-  if (!dir || pid <= 0) return -1;
+/* An older crt's record, the file exec.parked: "" when there is none. */
+static void parked_file(const char *dir, char *want, size_t len) {
+  char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, want, sizeof want - 1);
-  close(fd);
-  if (n <= 0 || exe_id(pid, now, sizeof now) < 0) return -1;
-  want[n] = 0;
+  ssize_t n = fd < 0 ? -1 : read(fd, want, len - 1);
+  if (fd >= 0) close(fd);
+  want[n > 0 ? n : 0] = 0;
+  want[strcspn(want, "\n")] = 0;
+}
+
+/* -1: cannot tell (no record; /proc not readable), 1: pid still runs what
+ * it ran when create finished, 0: it exec'd. */
+static int still_parked(const char *dir, pid_t pid, const char *parked) {
+  char want[64] = "", now[64];
+  if (!dir || pid <= 0) return -1;
+  if (parked) snprintf(want, sizeof want, "%s", parked);
+  else parked_file(dir, want, sizeof want);
+  if (!*want || exe_id(pid, now, sizeof now) < 0) return -1;
+  now[strcspn(now, "\n")] = 0;
   return strcmp(want, now) == 0;
 }
 
-bool crt_exec_fifo_waiting(const char *dir, pid_t pid) {
-  return crt_exec_fifo_exists(dir) && still_parked(dir, pid) != 0;
+bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked) {
+  return crt_exec_fifo_exists(dir) && still_parked(dir, pid, parked) != 0;
 }
 
 int crt_exec_fifo_create(const char *dir, int *path_fd, crt_err **err) {
@@ -109,7 +119,7 @@ int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err) {
  * init wrote just before its execve is never missed (it writes first). */
 static int look_at_init(const crt_state *s, int pidfd, short revents) {
   if (pidfd >= 0 ? (revents & POLLIN) != 0 : (kill(s->pid, 0) < 0 && errno == ESRCH)) return -1;
-  return still_parked(s->dir, s->pid) == 0 ? 1 : 0;
+  return still_parked(s->dir, s->pid, s->parked_exe) == 0 ? 1 : 0;
 }
 
 static int init_error(int seen, crt_err **err) {
@@ -147,7 +157,7 @@ int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed
   if (len <= 1) {
     /* EOF means the write end closed at the init's execve, unless the byte
      * came from another writer that reached the FIFO */
-    if (still_parked(s->dir, s->pid) == 1)
+    if (still_parked(s->dir, s->pid, s->parked_exe) == 1)
       return crt_error(err, 0, "exec fifo: written by something other than the container's init, which still waits");
     return 0;
   }

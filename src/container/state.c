@@ -49,6 +49,7 @@ void crt_state_free(crt_state *s) {
   free(s->created);
   free(s->owner);
   free(s->cgroup_path);
+  free(s->parked_exe);
   free(s->dir);
   free(s->rescue);
   for (size_t i = 0; i < s->annotations.len; i++) {
@@ -67,7 +68,7 @@ enum crt_status crt_state_status(const crt_state *s) {
   if (!s->ready) return CRT_STATUS_CREATING;
   /* Frozen first, as runc: a paused created container is paused. */
   if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen(s->cgroup_path) == 1) return CRT_STATUS_PAUSED;
-  if (s->dir && crt_exec_fifo_waiting(s->dir, s->pid)) return CRT_STATUS_CREATED;
+  if (s->dir && crt_exec_fifo_waiting(s->dir, s->pid, s->parked_exe)) return CRT_STATUS_CREATED;
   return CRT_STATUS_RUNNING;
 }
 
@@ -163,6 +164,7 @@ int crt_state_save(const char *root, crt_state *s, crt_err **err) {
   yajl_gen_bool(g, s->ready);
   GSTR(g, "systemd");
   yajl_gen_bool(g, s->systemd);
+  if (s->parked_exe) gen_kv_str(g, "parked_exe", s->parked_exe);
   yajl_gen_map_close(g);
   cleanup_free char *json = gen_finish(g);
   if (!json) return crt_error(err, ENOMEM, "state.json");
@@ -285,6 +287,10 @@ int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir
   s->cgroup_path = tree_str(tree, "cgroup_path");
   s->ready = tree_bool(tree, "ready");
   s->systemd = tree_bool(tree, "systemd");
+  const char *ppath[] = {"parked_exe", NULL};
+  yajl_val pv = yajl_tree_get(tree, ppath, yajl_t_string);
+  const char *pstr = pv ? YAJL_GET_STRING(pv) : NULL;
+  if (pstr) s->parked_exe = strdup(pstr);
   s->dir = strdup(dir);
   const char *apath[] = {"annotations", NULL};
   yajl_val ann = yajl_tree_get(tree, apath, yajl_t_object);

@@ -129,8 +129,17 @@ static void test_opened_elsewhere(void **state) {
   }
   close(go[0]);
   close(path_fd);
-  assert_int_equal(crt_exec_fifo_note_parked(dir, pid, &err), 0);
-  assert_true(crt_exec_fifo_waiting(dir, pid));
+  char *parked_id = NULL;
+  assert_int_equal(crt_exec_fifo_parked_id(pid, &parked_id, &err), 0);
+  assert_non_null(parked_id);
+  assert_true(crt_exec_fifo_waiting(dir, pid, parked_id));
+  /* a container of an older crt: no record in state.json, the file */
+  assert_false(crt_exec_fifo_waiting(dir, pid, "0 0"));
+  FILE *f = fopen(parked, "w");
+  assert_non_null(f);
+  fprintf(f, "%s\n", parked_id);
+  fclose(f);
+  assert_true(crt_exec_fifo_waiting(dir, pid, NULL));
   assert_int_equal(write(go[1], "x", 1), 1);
   close(go[1]);
   int other = open(fifo, O_RDONLY | O_CLOEXEC); /* the intruder's open */
@@ -141,8 +150,8 @@ static void test_opened_elsewhere(void **state) {
   assert_int_equal(read(other, buf, 1), 0); /* EOF: the child exec'd */
   close(other);
   assert_true(crt_exec_fifo_exists(dir));
-  assert_false(crt_exec_fifo_waiting(dir, pid)); /* running, not created */
-  crt_state s = {.pid = pid, .dir = dir};
+  assert_false(crt_exec_fifo_waiting(dir, pid, parked_id)); /* running, not created */
+  crt_state s = {.pid = pid, .dir = dir, .parked_exe = parked_id};
   assert_int_equal(crt_exec_fifo_release(dir, &fd, &err), 0);
   bool hf = false;
   assert_int_equal(crt_exec_fifo_await(fd, &s, -1, &hf, &err), -1);
@@ -153,6 +162,7 @@ static void test_opened_elsewhere(void **state) {
   kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);
   assert_int_equal(unlink(parked), 0);
+  free(parked_id);
 }
 
 static void test_console_rules(void **state) {
