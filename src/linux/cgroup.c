@@ -160,34 +160,6 @@ static bool v2_member(pid_t pid, const char *path, const char *sub) {
   return cur && strcmp(cur, rel) == 0;
 }
 
-int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err) {
-  if (!path || !*path) return 0;
-  if (bad_sub(sub)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
-  const cg_driver *drv = cg_drv();
-  char **dirs = drv->dirs(drv, path);
-  if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
-  int rc = 0;
-  for (size_t i = 0; dirs[i] && rc == 0; i++) {
-    bool v2 = dir_is_v2(drv, dirs[i]);
-    if (v2 && !cgroup2) continue;
-    cleanup_free char *d = join_dir(dirs[i], sub);
-    if (!d) {
-      rc = crt_error(err, ENOMEM, "cgroup: join");
-      break;
-    }
-    /* as crt_cgroup_join: a hierarchy without the cgroup is skipped, a
-     * missing sub-cgroup on the main one is an error */
-    if (access(d, F_OK) != 0) {
-      if (sub && i == 0) rc = crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
-      continue;
-    }
-    /* "0": the calling thread, i.e. all of a single-threaded process */
-    if (cg_write(d, v2 ? "cgroup.procs" : "tasks", "0", err) < 0) rc = crt_error_wrap(err, "join %s", d);
-  }
-  cg_strv_free(dirs);
-  return rc;
-}
-
 void crt_cgroup_tasks_free(crt_cgroup_tasks *t) {
   for (size_t i = 0; i < t->n; i++) {
     if (t->fds[i] >= 0) close(t->fds[i]);
@@ -236,7 +208,18 @@ int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err) {
   return rc;
 }
 
-int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
+/* One hierarchy's move: pid 0 is the calling thread ("0"; v1's tasks file
+ * moves it without the threadgroup lock), else pid into cgroup.procs. */
+static int join_one(const char *d, pid_t pid, bool v2, crt_err **err) {
+  if (pid) return cg_move(d, pid, err);
+  if (cg_write(d, v2 ? "cgroup.procs" : "tasks", "0", err) < 0) return crt_error_wrap(err, "join %s", d);
+  return 0;
+}
+
+/* The container's cgroup (and sub) on every hierarchy, except: for pid 0,
+ * the cgroup2 one unless cgroup2; for another pid, the cgroup2 one it was
+ * cloned into and the v1 ones when v1_joined. */
+static int join_each(const char *path, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, crt_err **err) {
   if (!path || !*path) return 0;
   if (bad_sub(sub)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
   const cg_driver *drv = cg_drv();
@@ -245,7 +228,7 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined
   int rc = 0;
   for (size_t i = 0; dirs[i] && rc == 0; i++) {
     bool v2 = dir_is_v2(drv, dirs[i]);
-    if (v2 ? v2_member(pid, path, sub) : v1_joined) continue;
+    if (pid ? (v2 ? v2_member(pid, path, sub) : v1_joined) : (v2 && !cgroup2)) continue;
     cleanup_free char *d = join_dir(dirs[i], sub);
     if (!d) {
       rc = crt_error(err, ENOMEM, "cgroup: join");
@@ -258,8 +241,8 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined
       continue;
     }
     crt_err *e = NULL;
-    if (cg_move(d, pid, &e) < 0) {
-      if (cg_perm_error(e->errnum) && crt_rootless()) {
+    if (join_one(d, pid, v2, &e) < 0) {
+      if (pid && cg_perm_error(e->errnum) && crt_rootless()) {
         crt_err_free(&e);
         continue;
       }
@@ -269,6 +252,14 @@ int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined
   }
   cg_strv_free(dirs);
   return rc;
+}
+
+int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err) {
+  return join_each(path, sub, 0, false, cgroup2, err);
+}
+
+int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
+  return join_each(path, sub, pid, v1_joined, true, err);
 }
 
 /* ---- destroy ---- */
