@@ -22,7 +22,8 @@
 #  BENCH_N              containers present for state_N/list_N
 #  BENCH_LIFECYCLE_N    containers in the serial/parallel throughput runs
 #  BENCH_OUT            JSON output (default bench/results/latest.json)
-#  BENCH_MODES          "v1ns cgroup2ns host" (default) or a subset
+#  BENCH_MODES          "v1ns cgroup2ns host" (default; "cgroup2ns" on a pure
+#                       cgroup v2 host) or a subset
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/.." && pwd)
@@ -66,7 +67,10 @@ LIFE_N=${BENCH_LIFECYCLE_N:-$d_life}
 N2=${BENCH_N:-$d_n2}
 LIFE_N2=${BENCH_LIFECYCLE_N:-$d_life2}
 OUT=${BENCH_OUT:-$REPO/bench/results/latest.json}
-MODES=${BENCH_MODES:-v1ns cgroup2ns host}
+# A pure cgroup v2 host has no v1 hierarchy to hide the unified one from,
+# and no hybrid layout: only cgroup2ns applies there.
+if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; then d_modes="cgroup2ns"; else d_modes="v1ns cgroup2ns host"; fi
+MODES=${BENCH_MODES:-$d_modes}
 
 W=$(mktemp -d /tmp/crt-bench.XXXXXX)
 echo "bench: work dir $W" >&2

@@ -1,5 +1,6 @@
-# Smoke test of bench/bench.sh: a tiny run of every measurement, in both
-# cgroup layouts, and the JSON it writes has every expected key.
+# Smoke test of bench/bench.sh: a tiny run of every measurement, in all
+# three cgroup layouts, and the JSON it writes has every expected key; in
+# v1ns (the like-for-like layout) crun too joined every v1 hierarchy.
 
 test_bench_quick_json() {
   local r
@@ -26,7 +27,7 @@ for k in ("date", "kernel", "iters", "n", "lifecycle_n", "versions", "command"):
 for k in ("unshare", "spawn_true"):
     if not d.get("floor", {}).get(k, {}).get("median"):
         bad.append("floor." + k)
-for mode, rts in (("cgroup2ns", ["crt", "runc", "crun"]), ("host", ["crt", "runc"])):
+for mode, rts in (("v1ns", ["crt", "runc", "crun"]), ("cgroup2ns", ["crt", "runc", "crun"]), ("host", ["crt", "runc"])):
     m = d["modes"][mode]
     for rt in rts:
         if "did_cgroup_work" not in m["cgroup_work"].get(rt, {}):
@@ -42,6 +43,13 @@ for mode, rts in (("cgroup2ns", ["crt", "runc", "crun"]), ("host", ["crt", "runc
                 bad.append("%s.ratios.%s.crt/%s" % (mode, w, o))
 if d["modes"]["cgroup2ns"]["cgroup_work"]["crun"]["did_cgroup_work"]:
     bad.append("crun --cgroup-manager=disabled reported cgroup work")
+v1 = d["modes"]["v1ns"]
+if not v1.get("like_for_like"):
+    bad.append("v1ns not like-for-like")
+for rt in ("crt", "runc", "crun"):
+    cw = v1["cgroup_work"][rt]
+    if not cw.get("did_cgroup_work") or sorted(cw.get("joined", {})) != sorted(cw.get("expected", [])):
+        bad.append("v1ns: %s did not join every v1 hierarchy: %s" % (rt, cw.get("verdict")))
 if d["meta"]["n"] != 3 or d["modes"]["host"]["results"]["lifecycle_seq"]["crt"]["n"] != 4:
     bad.append("BENCH_N / BENCH_LIFECYCLE_N not honoured")
 print("missing or bad: " + ", ".join(bad) if bad else "ok")
