@@ -258,7 +258,7 @@ test_hooks_inherit_env_and_cwd() {
   make_bundle "$T/b" sleep 100
   mkdir -p "$T/c1" "$T/c2" "$T/c3"
   bundle_edit "$T/b" "c['root']['readonly']=False; c['process']['env']=['PATH=/bin','PROCENV=1']; c['process']['cwd']='/tmp'
-c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump "$T/out.K")'''.replace('K',k)]}] for k in ('prestart','createRuntime','createContainer','poststart','poststop')}
+c['hooks']={k:[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump "$T/out.@HOOK@")'''.replace('@HOOK@',k)]}] for k in ('prestart','createRuntime','createContainer','poststart','poststop')}
 c['hooks']['startContainer']=[{'path':'/bin/sh','args':['sh','-c','''$(hook_dump /tmp/out.startContainer)''']}]"
   local id; id=$(new_id)
   (cd "$T/c1" && CRT_COMPAT_VAR=create crt create --bundle "$T/b" "$id" </dev/null) || fail "create"
