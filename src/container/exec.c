@@ -148,10 +148,10 @@ static void joiner(exec_ctx *c) {
   crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
 }
 
-/* The stub entry's K (see spawn_by_stub): crt's child, in the container's
+/* The stub entry's K (see spawn_process): crt's child, in the container's
  * cgroup and namespaces but never in its pid namespace, which only the
  * process that crt-stub forks enters. */
-static void stub_entry(exec_ctx *c) {
+__attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   crt_sync_msg *m = malloc(sizeof *m);
@@ -235,7 +235,7 @@ typedef struct {
   int console, ours_tty, master;
   pid_t pid;            /* the process, once the joiner sent it */
   bool v1_self;         /* the joiner joins the v1 cgroups itself */
-  bool by_stub;         /* the stub entry (spawn_by_stub), not the joiner */
+  bool by_stub;         /* the stub entry (spawn_process), not the joiner */
   crt_stages st;        /* --debug timings */
 } exec_run;
 
@@ -313,56 +313,48 @@ static void close_child_ends(exec_run *x, exec_ctx *c) {
   x->console = -1;
 }
 
-/* Stage 2: the joiner forked; *serr: the sync error when it sent no pid
- * (its own message is then on the error pipe). */
+/* The stub entry's foreground tty: K sends the master before it execs the
+ * stub; a failure to get it means K failed, and its error is on the error
+ * pipe. */
+static int stub_tty(exec_run *x, pid_t k, crt_err **err) {
+  cleanup_err crt_err *terr = NULL;
+  if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) < 0) return 0;
+  if (crt_terminal_master_prepare(x->master, &terr) < 0) {
+    kill(k, SIGKILL);
+    waitpid(k, NULL, 0);
+    return crt_err_move(err, &terr);
+  }
+  (void)crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1); /* failed: K is gone, see the pipe */
+  return 0;
+}
+
+/* Stage 2: the child that enters the container, which sends the pid of
+ * the process: the joiner, or the stub entry's K.  *serr: the sync error
+ * when it sent none (its own message is then on the error pipe).
+ *
+ * The stub entry needs no re-exec of crt.  K is cloned into the cgroup
+ * (clone3; on v1 it joins the hierarchies itself, which is fast), joins
+ * the namespaces except for the pid namespace, which only its children
+ * enter, sets the process up and execs crt-stub from a sealed memfd; the
+ * stub forks the process (our child, in the container's pid namespace)
+ * and reports its pid.  K runs crt's binary on disk after it entered the
+ * container's mount namespace, but no process of the container can name
+ * it (its pid is in no namespace they see), so the binary stays out of
+ * their reach (CVE-2019-5736, docs/security.md). */
 static int spawn_process(exec_run *x, crt_err **serr, crt_err **err) {
   exec_ctx c;
   if (prepare_spawn(x, &c, err) < 0) return -1;
-  pid_t j = fork();
-  if (j == 0) {
+  /* the joiner clones the process into the cgroup itself */
+  pid_t k = x->by_stub ? crt_clone_into(0, c.cgroup_fd, &c.born) : fork();
+  if (k == 0) {
     close_parent_ends(x);
+    if (x->by_stub) stub_entry(&c);
     joiner(&c);
   }
   int e = errno;
   close_child_ends(x, &c);
-  if (j < 0) return crt_error(err, e, "fork");
-  return crt_joiner_wait(x->sp[0], j, &x->pid, serr);
-}
-
-/* The stub entry: no re-exec of crt.  Our child K is cloned into the
- * cgroup (clone3; on v1 it joins the hierarchies itself, which is fast),
- * joins the namespaces except for the pid namespace, which only its
- * children enter, sets the process up and execs crt-stub from a sealed
- * memfd; the stub forks the process (our child, in the container's pid
- * namespace) and reports its pid.  K runs crt's binary on disk after it
- * entered the container's mount namespace, but no process of the
- * container can name it (its pid is in no namespace they see), so the
- * binary stays out of their reach (CVE-2019-5736, docs/security.md). */
-static int spawn_by_stub(exec_run *x, crt_err **serr, crt_err **err) {
-  exec_ctx c;
-  if (prepare_spawn(x, &c, err) < 0) return -1;
-  pid_t k = crt_clone_into(0, c.cgroup_fd, &c.born);
-  if (k == 0) {
-    close_parent_ends(x);
-    stub_entry(&c);
-  }
-  int e = errno;
-  close_child_ends(x, &c);
-  if (k < 0) return crt_error(err, e, "clone");
-  if (x->ours_tty >= 0) {
-    /* K sends the master before it execs the stub: a failure to get it
-     * means K failed, and its error is on the error pipe */
-    cleanup_err crt_err *terr = NULL;
-    if (crt_terminal_recv_master(x->ours_tty, &x->master, &terr) == 0) {
-      if (crt_terminal_master_prepare(x->master, &terr) < 0) {
-        kill(k, SIGKILL);
-        waitpid(k, NULL, 0);
-        crt_err_move(err, &terr);
-        return -1;
-      }
-      (void)crt_sync_send(x->sp[0], CRT_SYNC_TTY_DONE, NULL, 0, -1); /* failed: K is gone, see the pipe */
-    }
-  }
+  if (k < 0) return crt_error(err, e, x->by_stub ? "clone" : "fork");
+  if (x->by_stub && x->ours_tty >= 0 && stub_tty(x, k, err) < 0) return -1;
   return crt_joiner_wait(x->sp[0], k, &x->pid, serr);
 }
 
@@ -453,7 +445,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   CRT_STAGES_BEGIN(&x.st, "exec");
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
-  if ((x.by_stub ? spawn_by_stub : spawn_process)(&x, &serr, err) < 0) {
+  if (spawn_process(&x, &serr, err) < 0) {
     /* The joiner failed: its message is on the error pipe. */
     if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;

@@ -631,7 +631,7 @@ test_cve_2019_5736_exec_overlay_seal() {
   crt delete -f "$id"
 }
 
-# Guards the stub entry of `crt exec` (spawn_by_stub, src/container/exec.c;
+# Guards the stub entry of `crt exec` (stub_entry, src/container/exec.c;
 # CVE-2019-5736 with CAP_SYS_PTRACE): crt no longer re-executes itself from
 # a sealed copy for exec; the process that runs crt's binary on disk while
 # it sets the exec up inside the container (K) stays out of the container's
