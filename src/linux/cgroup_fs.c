@@ -19,14 +19,23 @@
 
 bool cg_perm_error(int e) { return e == EACCES || e == EPERM || e == EROFS; }
 
-int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
+int cg_open_write(const char *dir, const char *file, crt_err **err) {
   char p[PATH_MAX];
   snprintf(p, sizeof p, "%s/%s", dir, file);
-  cleanup_close int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
-  crt_debug("cgroup: %s <- %s", p, val);
+  return fd;
+}
+
+int cg_write_fd(int fd, const char *dir, const char *file, const char *val, crt_err **err) {
+  crt_debug("cgroup: %s/%s <- %s", dir, file, val);
   if (crt_write_all(fd, val, strlen(val)) < 0) return crt_error(err, errno, "cgroup: write %s (value %s)", file, val);
   return 0;
+}
+
+int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
+  cleanup_close int fd = cg_open_write(dir, file, err);
+  return fd < 0 ? -1 : cg_write_fd(fd, dir, file, val, err);
 }
 
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {

@@ -96,6 +96,10 @@ bool cg_root_is_test(void);
 /* ---- file I/O (cgroup_fs.c) ---- */
 /* Writes val to dir/file: "cgroup: write FILE: strerror". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
+/* cg_write in two halves, for several writes through one open file (v1's
+ * device rules: one rule per write) */
+int cg_open_write(const char *dir, const char *file, crt_err **err);
+int cg_write_fd(int fd, const char *dir, const char *file, const char *val, crt_err **err);
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Reads dir/file (trailing newline kept); NULL on error with errno set. */

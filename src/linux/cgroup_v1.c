@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cgroup_internal.h"
-#include "crt/fs.h"
 #include "crt/log.h"
 
 #ifndef CGROUP_SUPER_MAGIC
@@ -213,30 +212,16 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
   return rc;
 }
 
-/* One rule per write(2), as the kernel parses them; the two files are
- * opened once for all the rules. */
-static int v1_rule(int fd, const char *dir, const char *file, const char *line, crt_err **err) {
-  crt_debug("cgroup: %s/%s <- %s", dir, file, line);
-  if (crt_write_all(fd, line, strlen(line)) < 0) return crt_error(err, errno, "cgroup: write %s (value %s)", file, line);
-  return 0;
-}
-
-static int v1_open_rules(const char *dir, const char *file, crt_err **err) {
-  char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
-  int fd = open(p, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
-  return fd;
-}
-
 /* Starts from deny-all (as the eBPF filter on v2) and replays the rules in
  * order, so that the last matching rule wins. */
 int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err) {
-  cleanup_close int deny = v1_open_rules(dir, "devices.deny", err);
+  /* one rule per write(2), as the kernel parses them, through one open
+   * file each */
+  cleanup_close int deny = cg_open_write(dir, "devices.deny", err);
   if (deny < 0) return -1;
-  cleanup_close int allow = v1_open_rules(dir, "devices.allow", err);
+  cleanup_close int allow = cg_open_write(dir, "devices.allow", err);
   if (allow < 0) return -1;
-  if (v1_rule(deny, dir, "devices.deny", "a", err) < 0) return -1;
+  if (cg_write_fd(deny, dir, "devices.deny", "a", err) < 0) return -1;
   for (size_t i = 0; i < n; i++) {
     const crt_device_rule *r = &rules[i];
     char line[128];
@@ -249,7 +234,7 @@ int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_e
       if (r->minor.set && r->minor.v >= 0) snprintf(min, sizeof min, "%lld", (long long)r->minor.v);
       snprintf(line, sizeof line, "%s %s:%s %s", type, maj, min, r->access ? r->access : "rwm");
     }
-    if (v1_rule(r->allow ? allow : deny, dir, r->allow ? "devices.allow" : "devices.deny", line, err) < 0) return -1;
+    if (cg_write_fd(r->allow ? allow : deny, dir, r->allow ? "devices.allow" : "devices.deny", line, err) < 0) return -1;
   }
   return 0;
 }
