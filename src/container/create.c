@@ -15,8 +15,8 @@
  *   filter, join (rootless v1,
  *   systemd, or clone3 fallback),
  *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
- *                                   mounts (born in the cgroup: all this
- *                                   while the parent configures it, and
+ *   copy config.json to the state   mounts (born in the cgroup: all this
+ *   dir                             while the parent configures it, and
  *                                   CGROUP_DONE is awaited here)
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
@@ -266,6 +266,9 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   crt_test_point("create:cgroup");
   if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
   CRT_STAGE(c->stages, "cgroup joined and configured");
+  /* The copy later commands read, written while the init mounts (a state
+   * dir without it is one delete --force already handles). */
+  if (crt_state_save_spec(s, spec, err) < 0) return -1;
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
@@ -401,7 +404,8 @@ static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) 
   return 0;
 }
 
-/* Stage 5: the state as saved before the init exists. */
+/* Stage 5: the state before the init exists (on disk: the rescue file
+ * alone, prepare_cgroup). */
 static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err **err) {
   s->id = strdup(c->opts->id);
   s->bundle = strdup(c->bundle);
@@ -413,8 +417,7 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
-  if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;
-  return crt_state_save_spec(s, c->spec, err);
+  return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
 
 /* Stage 6: the init cloned, state.json naming it. */
