@@ -6,7 +6,15 @@ PKGS := libseccomp libcap yajl mount
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libmount is not linked: src/util/libmount_lazy.c dlopens it on first use
 # (it brings libblkid, libselinux and libpcre2, ~0.3 ms of ld.so per start).
+# libseccomp, libcap and yajl are linked statically (Debian's -dev packages
+# ship the archives), as runc's release binaries link libseccomp: three
+# shared objects fewer for ld.so on every start of crt, 0.1 ms (perf stat
+# -r 300 crt --version: 0.90 -> 0.80 ms).  LINK_SHARED=1 links them shared.
+ifeq ($(LINK_SHARED),1)
 PKG_LIBS := $(shell pkg-config --libs $(filter-out mount,$(PKGS)) 2>/dev/null)
+else
+PKG_LIBS := -Wl,-Bstatic -lseccomp -lcap -lyajl_s -Wl,-Bdynamic
+endif
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
