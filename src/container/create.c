@@ -110,8 +110,9 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int sync_parent = c->sync;
   c->sync = child_sync;
   c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
+  int made = c->netns_fd >= 0 ? CLONE_NEWNET : 0; /* made ahead: the init joins it */
   pid_t pid = two ? crt_raw_clone(0)
-                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME), c->cgroup_fd, &c->born_in_cgroup);
+                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &c->born_in_cgroup);
   if (pid < 0) {
     int e = errno;
     c->sync = sync_parent;
@@ -387,6 +388,17 @@ static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
   return ns && !ns->path;
 }
 
+/* crt_netns_ahead's conditions.  A namespace made ahead is owned by our
+ * user namespace and is the init's only once it joined it: not for a
+ * container with a user namespace, nor with netDevices (moved by the
+ * init's pid right after the clone), nor for a joiner (two-stage) or a
+ * rootless runtime. */
+static bool netns_ahead_wanted(const init_ctx *c) {
+  const crt_spec *spec = c->spec;
+  return new_ns(spec, CRT_NS_NETWORK) && !crt_spec_namespace(spec, CRT_NS_USER) && !needs_two_stage(spec) &&
+         !(spec->linux_ && spec->linux_->net_devices.len) && !c->opts->rootless;
+}
+
 /* Stage 4: the console, the sync socketpair (*child: the init's end). */
 static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) {
   const crt_spec *spec = c->spec;
@@ -429,11 +441,16 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   c->state = s;
   int cs = *child_sync;
   *child_sync = -1; /* spawn closes it */
-  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, cgroup)");
+  if (c->netns_ahead.started && (c->netns_fd = crt_netns_ahead_take(&c->netns_ahead, err)) < 0) {
+    close(cs);
+    return -1;
+  }
+  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, cgroup, network namespace)");
   if (spawn(c, cs, &s->pid, err) < 0) return -1;
   CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
-  c->cgroup_fd = -1;
+  if (c->netns_fd >= 0) close(c->netns_fd);
+  c->cgroup_fd = c->netns_fd = -1;
   crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   c->idmap_fds = NULL;
@@ -446,6 +463,11 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
 static void close_ctx(init_ctx *c) {
   if (c->sync >= 0) close(c->sync);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  if (c->netns_ahead.started) {
+    cleanup_err crt_err *e = NULL;
+    c->netns_fd = crt_netns_ahead_take(&c->netns_ahead, &e);
+  }
+  if (c->netns_fd >= 0) close(c->netns_fd);
   crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   if (c->fifo >= 0) close(c->fifo);
@@ -487,7 +509,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
   init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
-                .cgroup_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds(), .stages = &st};
+                .cgroup_fd = -1, .netns_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -497,6 +519,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
+  if (netns_ahead_wanted(&c)) crt_netns_ahead_start(&c.netns_ahead); /* else (or failed): cloned as usual */
   CRT_STAGE(&st, "config loaded");
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (crt_exec_fifo_create(dir, &c.fifo, err) < 0) goto out;

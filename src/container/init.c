@@ -94,6 +94,13 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
    * runtime is noticed at our next crt_sync_expect). */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (c->lock >= 0) close(c->lock);
+  if (c->netns_fd >= 0) {
+    if (setns(c->netns_fd, CLONE_NEWNET) < 0) {
+      crt_error(&err, errno, "join the network namespace made for the container");
+      crt_child_fail(r, err);
+    }
+    close(c->netns_fd);
+  }
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   /* v1: into the prepared cgroup by ourselves, first thing (the host's

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "crt/namespaces.h"
 #include "crt/cgroup.h"
 #include "crt/create.h"
 #include "crt/state.h"
@@ -24,6 +25,8 @@ typedef struct init_ctx {
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
   int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
+  crt_netns_ahead netns_ahead; /* the thread making the network namespace (parent side) */
+  int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
   crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files, joined by the init itself */
   bool v1_self_joined; /* cg_tasks were given: the runtime moves the init into no v1 hierarchy */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */

@@ -282,3 +282,28 @@ int crt_ns_pids(pid_t init, pid_t **pids, size_t *n, crt_err **err) {
   *pids = v;
   return 0;
 }
+
+static void *netns_ahead_main(void *arg) {
+  crt_netns_ahead *a = arg;
+  /* unshare applies to this thread alone; the fd keeps the namespace
+   * once the thread is gone */
+  if (unshare(CLONE_NEWNET) < 0 || (a->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+    a->err = errno;
+  return NULL;
+}
+
+bool crt_netns_ahead_start(crt_netns_ahead *a) {
+  *a = (crt_netns_ahead){.fd = -1};
+  a->started = pthread_create(&a->thread, NULL, netns_ahead_main, a) == 0;
+  return a->started;
+}
+
+int crt_netns_ahead_take(crt_netns_ahead *a, crt_err **err) {
+  if (!a->started) return crt_error(err, EINVAL, "network namespace made ahead: no thread");
+  pthread_join(a->thread, NULL);
+  a->started = false;
+  if (a->fd < 0) return crt_error(err, a->err, "make the network namespace");
+  int fd = a->fd;
+  a->fd = -1;
+  return fd;
+}

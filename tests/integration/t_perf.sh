@@ -47,3 +47,34 @@ test_hot_paths_do_not_load_libmount() {
   assert_eq 0 "$rc" "run --no-pivot"
   assert_contains "$out" "file=libmount.so.1" "run --no-pivot (mountinfo)"
 }
+
+# Guards crt_netns_ahead (src/linux/namespaces.c): create makes a new
+# network namespace in a thread while it does its other work, and the init
+# joins it (setns) instead of a clone with CLONE_NEWNET.  Each container
+# still gets a namespace of its own, fresh (only lo, up), and not the
+# host's; with a user namespace the init is cloned into one as before.
+test_network_namespace_made_ahead() {
+  is_crt || return 0
+  make_bundle "$T/s" sleep 100
+  local a b; a=$(new_id); b=$(new_id)
+  crt run -d -b "$T/s" "$a" </dev/null >/dev/null 2>&1 || fail "run -d $a"
+  crt run -d -b "$T/s" "$b" </dev/null >/dev/null 2>&1 || fail "run -d $b"
+  local na nb host; host=$(readlink /proc/self/ns/net)
+  na=$(readlink "/proc/$(state_field "$a" pid)/ns/net"); nb=$(readlink "/proc/$(state_field "$b" pid)/ns/net")
+  [ -n "$na" ] && [ "$na" != "$host" ] && [ "$na" != "$nb" ] && [ "$nb" != "$host" ] ||
+    fail "network namespaces: $a $na, $b $nb, host $host"
+  crt delete -f "$a"; crt delete -f "$b"
+  make_bundle "$T/n" sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags'
+  strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/n" "$(new_id)" \
+    </dev/null >"$T/out" 2>&1 || fail "run: $(cat "$T/out")"
+  assert_eq "$(printf 'lo\n0x9')" "$(cat "$T/out")" "the container's interfaces and lo's flags (IFF_UP|IFF_LOOPBACK)"
+  local tr; tr=$(cat "$T/trace")
+  assert_contains "$tr" "CLONE_NEWPID" "the init's clone"
+  assert_not_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "the init's clone (the namespace was made ahead)"
+  grep -Eq "setns\([0-9]+, CLONE_NEWNET\) += 0" "$T/trace" ||
+    fail "the init joins no network namespace made for it: $(grep setns "$T/trace")"
+  userns_bundle "$T/u" true
+  strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/u" "$(new_id)" \
+    </dev/null >"$T/out" 2>&1 || fail "run in a user namespace: $(cat "$T/out")"
+  assert_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "a user namespace's init is cloned into its network namespace"
+}
