@@ -15,13 +15,14 @@
  *   filter, join (rootless v1,
  *   systemd, or clone3 fallback),
  *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
- *   copy config.json to the state   mounts (born in the cgroup: all this
- *   dir                             while the parent configures it, and
+ *                                   mounts (born in the cgroup: all this
+ *                                   while the parent configures it, and
  *                                   CGROUP_DONE is awaited here)
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
  *   PRESTART_DONE ----------------> createContainer hooks, pivot_root,
- *                                   terminal, masked paths, user, caps
+ *   copy config.json to the state   terminal, masked paths, user, caps
+ *   dir
  *            <-------------------- READY
  *                                   exec crt-stub, which loads the
  *                                   seccomp filter
@@ -267,14 +268,15 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   crt_test_point("create:cgroup");
   if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
   CRT_STAGE(c->stages, "cgroup joined and configured");
-  /* The copy later commands read, written while the init mounts (a state
-   * dir without it is one delete --force already handles). */
-  if (crt_state_save_spec(s, spec, err) < 0) return -1;
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
   if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
+  /* The copy later commands read, written while the init enters its root
+   * and sets the process up (a state dir without it is one delete --force
+   * already handles). */
+  if (crt_state_save_spec(s, spec, err) < 0) return -1;
   if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded");
   /* what "still parked" means for crt_state_status, saved with READY */
