@@ -2,6 +2,7 @@
 #ifndef CRT_FS_H
 #define CRT_FS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -15,6 +16,18 @@ int crt_read_fd(int fd, size_t max, char **out, size_t *len, crt_err **err);
 int crt_write_file(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
 /* Writes to a temp file beside path and renames it over path. */
 int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
+/* The same in two steps, for a writer with time to spare before it knows
+ * what to write: begin makes the temp file (on ext4 most of the cost),
+ * end writes it and puts it in place (or removes it, failing); drop
+ * removes an unused one.  fd -1: nothing begun. */
+typedef struct {
+  int fd;
+  char tmp[PATH_MAX + 32];
+  char path[PATH_MAX];
+} crt_atomic_file;
+int crt_atomic_file_begin(const char *path, mode_t mode, crt_atomic_file *f, crt_err **err);
+int crt_atomic_file_end(crt_atomic_file *f, const char *data, size_t len, crt_err **err);
+void crt_atomic_file_drop(crt_atomic_file *f);
 /* mkdir -p; existing directories are fine. */
 int crt_mkdir_p(const char *path, mode_t mode, crt_err **err);
 /* write(2) until done, retrying EINTR. */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "crt/error.h"
+#include "crt/fs.h"
 #include "crt/spec.h"
 
 enum crt_status { CRT_STATUS_CREATING, CRT_STATUS_CREATED, CRT_STATUS_RUNNING, CRT_STATUS_PAUSED, CRT_STATUS_STOPPED };
@@ -28,6 +29,7 @@ typedef struct {
   char *parked_exe;        /* "DEV INO" of the parked init's exe (crt_exec_fifo_parked_id), NULL: none */
   char *dir;               /* the state directory (not serialised) */
   char *rescue;            /* the rescue line this process last wrote (not serialised) */
+  crt_atomic_file *next;   /* state.json's next temp file, made ahead (crt_state_save_ahead), or NULL */
   crt_kvv annotations;
 } crt_state;
 
@@ -51,6 +53,9 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
 int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir, const char *path_for_messages,
                     crt_state **out, crt_err **err);
 int crt_state_save(const char *root, crt_state *s, crt_err **err);
+/* Makes the temp file of the next crt_state_save now, while the caller
+ * waits for something anyway (create, for the parked init). */
+int crt_state_save_ahead(crt_state *s, crt_err **err);
 /* Only the rescue file (pid, start time, cgroup) that delete --force reads. */
 int crt_state_save_rescue(const char *root, crt_state *s, crt_err **err);
 void crt_state_free(crt_state *s);

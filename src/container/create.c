@@ -273,10 +273,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
   if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
-  /* The copy later commands read, written while the init enters its root
-   * and sets the process up (a state dir without it is one delete --force
-   * already handles). */
-  if (crt_state_save_spec(s, spec, err) < 0) return -1;
+  /* The copy later commands read, and the temp file of the state saved
+   * with READY, made while the init enters its root and sets the process
+   * up (a state dir without them is one delete --force already handles). */
+  if (crt_state_save_spec(s, spec, err) < 0 || crt_state_save_ahead(s, err) < 0) return -1;
   if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded");
   /* what "still parked" means for crt_state_status, saved with READY */

@@ -52,6 +52,8 @@ void crt_state_free(crt_state *s) {
   free(s->parked_exe);
   free(s->dir);
   free(s->rescue);
+  if (s->next) crt_atomic_file_drop(s->next);
+  free(s->next);
   for (size_t i = 0; i < s->annotations.len; i++) {
     free(s->annotations.v[i].key);
     free(s->annotations.v[i].value);
@@ -169,7 +171,23 @@ int crt_state_save(const char *root, crt_state *s, crt_err **err) {
   cleanup_free char *json = gen_finish(g);
   if (!json) return crt_error(err, ENOMEM, "state.json");
   if (crt_state_save_rescue(root, s, err) < 0) return -1;
-  return crt_write_file_atomic(path, json, strlen(json), 0600, err);
+  if (!s->next) return crt_write_file_atomic(path, json, strlen(json), 0600, err);
+  int rc = strcmp(s->next->path, path) == 0 ? crt_atomic_file_end(s->next, json, strlen(json), err)
+                                            : crt_write_file_atomic(path, json, strlen(json), 0600, err);
+  crt_atomic_file_drop(s->next);
+  free(s->next);
+  s->next = NULL;
+  return rc;
+}
+
+int crt_state_save_ahead(crt_state *s, crt_err **err) {
+  char path[PATH_MAX];
+  if (s->next || snprintf(path, sizeof path, "%s/state.json", s->dir) >= (int)sizeof path) return 0;
+  if (!(s->next = malloc(sizeof *s->next))) return crt_error(err, ENOMEM, "state.json");
+  if (crt_atomic_file_begin(path, 0600, s->next, err) == 0) return 0;
+  free(s->next);
+  s->next = NULL;
+  return -1;
 }
 
 int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {

@@ -104,27 +104,44 @@ static int replace_by(const char *tmp, const char *path) {
   return rename(tmp, path);
 }
 
-int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err) {
-  char tmp[PATH_MAX];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, getpid()) >= (int)sizeof tmp)
+int crt_atomic_file_begin(const char *path, mode_t mode, crt_atomic_file *f, crt_err **err) {
+  f->fd = -1;
+  if (snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path ||
+      snprintf(f->tmp, sizeof f->tmp, "%s.tmp.%d", path, getpid()) >= (int)sizeof f->tmp)
     return crt_error(err, ENAMETOOLONG, "%s", path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return crt_error(err, errno, "open %s", tmp);
+  f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  return f->fd < 0 ? crt_error(err, errno, "open %s", f->tmp) : 0;
+}
+
+void crt_atomic_file_drop(crt_atomic_file *f) {
+  if (f->fd < 0) return;
+  close(f->fd);
+  unlink(f->tmp);
+  f->fd = -1;
+}
+
+int crt_atomic_file_end(crt_atomic_file *f, const char *data, size_t len, crt_err **err) {
   /* No fsync: rename makes the update atomic for every reader; the state
    * lives on /run (tmpfs) and does not outlive a reboot anyway. */
-  if (crt_write_all(fd, data, len) < 0) {
+  if (crt_write_all(f->fd, data, len) < 0) {
     int e = errno;
-    close(fd);
-    unlink(tmp);
-    return crt_error(err, e, "write %s", tmp);
+    crt_atomic_file_drop(f);
+    return crt_error(err, e, "write %s", f->tmp);
   }
-  close(fd);
-  if (replace_by(tmp, path) < 0) {
+  close(f->fd);
+  f->fd = -1;
+  if (replace_by(f->tmp, f->path) < 0) {
     int e = errno;
-    unlink(tmp);
-    return crt_error(err, e, "rename %s to %s", tmp, path);
+    unlink(f->tmp);
+    return crt_error(err, e, "rename %s to %s", f->tmp, f->path);
   }
   return 0;
+}
+
+int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err) {
+  crt_atomic_file f;
+  if (crt_atomic_file_begin(path, mode, &f, err) < 0) return -1;
+  return crt_atomic_file_end(&f, data, len, err);
 }
 
 int crt_mkdir_p(const char *path, mode_t mode, crt_err **err) {
