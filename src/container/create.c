@@ -20,7 +20,8 @@
  *                                   CGROUP_DONE is awaited here)
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
- *   PRESTART_DONE ----------------> createContainer hooks, pivot_root,
+ *   make exec.fifo
+ *   PRESTART_DONE + the FIFO -----> createContainer hooks, pivot_root,
  *   copy config.json to the state   terminal, masked paths, user, caps
  *   dir
  *            <-------------------- READY
@@ -158,8 +159,8 @@ static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_state
 
 /* One step's message to the init.  It fails when the init is gone: the
  * error the init sent before it exited is then the one to report. */
-static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
-  if (crt_sync_send(c->sync, type, payload, payload ? strlen(payload) : 0, -1) == 0) return 0;
+static int tell_init_fd(init_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
+  if (crt_sync_send(c->sync, type, payload, payload ? strlen(payload) : 0, fd) == 0) return 0;
   int e = errno;
   cleanup_free crt_sync_msg *m = NULL;
   /* the peer closed: recv returns what it queued, then EOF, never blocks */
@@ -168,6 +169,10 @@ static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char
     if (crt_sync_recv(c->sync, m, &rerr) == 0 && m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
   }
   return crt_error(err, e, "%s", step);
+}
+
+static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
+  return tell_init_fd(c, type, payload, -1, step, err);
 }
 
 static const crt_resources *resources_of(const crt_spec *spec) {
@@ -272,7 +277,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
-  if (tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err) < 0) return -1;
+  /* The exec FIFO, made while the init mounted, goes with the message. */
+  if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0 ||
+      tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err) < 0)
+    return -1;
   /* The copy later commands read, and the temp file of the state saved
    * with READY, made while the init enters its root and sets the process
    * up (a state dir without them is one delete --force already handles). */
@@ -524,7 +532,6 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (netns_ahead_wanted(&c)) crt_netns_ahead_start(&c.netns_ahead); /* else (or failed): cloned as usual */
   CRT_STAGE(&st, "config loaded");
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
-  if (crt_exec_fifo_create(dir, &c.fifo, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
   CRT_STAGE(&st, "state dir ready");

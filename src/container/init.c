@@ -163,6 +163,7 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_child_fail(r, err);
   }
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+  if ((c->fifo = m->fd) < 0) CHILD_TRY(r, crt_error(&err, 0, "no exec FIFO came with PRESTART_DONE"));
   CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks");
 }
 
