@@ -20,6 +20,8 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err);
 /* Brings `lo` up when the container has a network namespace of its own (not
  * one joined by path), as runc's "loopback" network does. */
 int crt_loopback_up(const crt_spec *spec, crt_err **err);
+/* Brings up lo of the caller's network namespace (nothing if it is up). */
+int crt_lo_up(crt_err **err);
 /* oomScoreAdj, personality, scheduler, ioPriority, umask, memoryPolicy. */
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */

@@ -144,10 +144,12 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_debug("procfs handle: %s", err->msg);
     crt_err_free(&err);
   }
-  /* Sysctls before the prestart hooks: network hooks rely on them. */
+  /* lo before the sysctls, as runc (and as a network namespace made
+   * ahead comes: crt_netns_ahead); sysctls before the prestart hooks:
+   * network hooks rely on them. */
+  CHILD_TRY(r, crt_loopback_up(spec, &err));
   CHILD_TRY(r, crt_set_sysctls(spec, &err));
   CHILD_TRY(r, crt_set_hostname(spec, &err));
-  CHILD_TRY(r, crt_loopback_up(spec, &err));
   /* Relative bind sources are relative to the bundle, as in runc. */
   if (chdir(c->bundle) < 0) {
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);

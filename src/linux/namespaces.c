@@ -17,6 +17,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/namespaces.h"
+#include "crt/process.h"
 #include "crt/procfs.h"
 
 pid_t crt_raw_clone(unsigned long flags) {
@@ -287,8 +288,14 @@ static void *netns_ahead_main(void *arg) {
   crt_netns_ahead *a = arg;
   /* unshare applies to this thread alone; the fd keeps the namespace
    * once the thread is gone */
-  if (unshare(CLONE_NEWNET) < 0 || (a->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+  if (unshare(CLONE_NEWNET) < 0 || (a->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
     a->err = errno;
+    return NULL;
+  }
+  /* lo up here too (0.1 ms); a failure is the init's to report when it
+   * tries again (crt_loopback_up) */
+  crt_err *e = NULL;
+  if (crt_lo_up(&e) < 0) crt_err_free(&e);
   return NULL;
 }
 

@@ -108,6 +108,10 @@ int crt_set_hostname(const crt_spec *spec, crt_err **err) {
 int crt_loopback_up(const crt_spec *spec, crt_err **err) {
   const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_NETWORK);
   if (!ns || (ns->path && *ns->path)) return 0;
+  return crt_lo_up(err);
+}
+
+int crt_lo_up(crt_err **err) {
   cleanup_close int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (s < 0) return crt_error(err, errno, "bring up lo: socket");
   struct ifreq ifr = {0};
