@@ -36,10 +36,10 @@ pid_t crt_clone_into(unsigned long flags, int cgroup_fd, bool *in_cgroup);
 
 /* A new network namespace made ahead, by a thread, while the runtime does
  * its other work before the clone: making one is most of a clone's cost
- * (0.55 of 0.7 ms here), and brings its lo up (0.1 ms).  The init joins
- * it (setns) instead of cloning
- * with CLONE_NEWNET.  Only for a namespace nothing refers to before the
- * init is in it (no new user namespace, no netDevices to move by pid). */
+ * (0.55 of 0.7 ms here); the thread brings its lo up too (0.1 ms).  The
+ * init joins it (setns) instead of cloning with CLONE_NEWNET.  Only for a
+ * namespace nothing refers to before the init is in it (no new user
+ * namespace, no netDevices to move by pid). */
 typedef struct {
   pthread_t thread;
   bool started;
