@@ -33,10 +33,14 @@ test_memory_and_pids_limit() {
 # walks the children, deepest first (src/linux/cgroup_fs.c rmdir_tree).
 test_delete_removes_nested_cgroups() {
   local id; id=$(new_id); run_limited "$id"
-  local p; p=$(cg_path "$id")
-  [ -n "$p" ] || fail "no cgroup path"
-  local dirs=() d
-  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then dirs=("/sys/fs/cgroup$p"); else dirs=("/sys/fs/cgroup/memory$p" "/sys/fs/cgroup/pids$p"); fi
+  local pid p dirs=() d; pid=$(state_field "$id" pid)
+  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+    p=$(sed -n 's/^0:://p' "/proc/$pid/cgroup"); dirs=("/sys/fs/cgroup$p")
+  else
+    p=$(sed -n 's/^[0-9]*:pids://p' "/proc/$pid/cgroup"); dirs=("/sys/fs/cgroup/pids$p")
+    p=$(sed -n 's/^[0-9]*:memory://p' "/proc/$pid/cgroup"); dirs+=("/sys/fs/cgroup/memory$p")
+  fi
+  [ -n "$p" ] && [ "$p" != / ] || fail "no cgroup of its own: '$p'"
   crt exec -d --pid-file "$T/e.pid" "$id" sleep 60 || fail "exec -d"
   for d in "${dirs[@]}"; do
     mkdir -p "$d/a/b" "$d/c" || fail "mkdir under $d"
