@@ -156,6 +156,9 @@ static int run_poststart(crt_state *s, const crt_spec *spec, crt_err **err) {
 static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
   crt_state *s = h->state;
   int rc = -1, fd = -1;
+  /* The pidfd before the status check, whose init check then proves it is
+   * the init's (what init_pidfd does, without checking twice). */
+  int pidfd = s->pid > 0 ? (int)syscall(SYS_pidfd_open, s->pid, 0) : -1;
   if (check_startable(s, err) < 0) goto out;
   if (!h->spec && crt_state_load_spec(s, &h->spec, err) < 0) goto out;
   const crt_spec *spec = h->spec;
@@ -168,9 +171,7 @@ static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
   CRT_STAGE(t, "exec FIFO released");
   crt_test_point("start:fifo");
   bool hook_failed = false;
-  int pidfd = init_pidfd(s);
   int awaited = crt_exec_fifo_await(fd, s, pidfd, &hook_failed, err);
-  if (pidfd >= 0) close(pidfd);
   if (awaited < 0 && (*err)->kind == CRT_ERR_BAD_STATE) goto out; /* it runs: leave it be */
   if (awaited < 0) {
     if (hook_failed) stop_and_destroy(s, spec);
@@ -186,6 +187,7 @@ static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
   rc = 0;
 out:
   if (rc < 0) crt_error_wrap(err, "start %s", s->id);
+  if (pidfd >= 0) close(pidfd);
   if (fd >= 0) close(fd);
   close(h->lock);
   h->lock = -1;
@@ -285,6 +287,9 @@ static int remove_state_dir(const char *dir, crt_err **err) {
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CRT_DELETING_MARK)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    /* the files (init, config.json) go without crt_rm_rf's two lstats */
+    bool file = e->d_type != DT_DIR && e->d_type != DT_UNKNOWN;
+    if (file && (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)) continue;
     if (crt_rm_rf(path) < 0) {
       int en = errno;
       closedir(d);
@@ -314,11 +319,13 @@ static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, 
  * (no wait on a busy cgroup, no leaked init).  A failure is runc's warning
  * too: the rmdir's error says the rest. */
 static void kill_leftovers(const crt_state *s, const crt_spec *spec) {
-  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return;
+  if (!s->cgroup_path || !*s->cgroup_path) return;
   cleanup_err crt_err *e = NULL;
   pid_t *pids = NULL;
   size_t n = 0;
   bool listed = crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) == 0;
+  /* no cgroup.procs: no cgroup (the listing is the existence check) */
+  if (!listed && e->errnum == ENOENT && !crt_cgroup_exists(s->cgroup_path)) return;
   crt_err_free(&e);
   free(pids);
   if (listed && n == 0) return;
