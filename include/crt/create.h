@@ -8,6 +8,7 @@
 
 #include "crt/error.h"
 #include "crt/spec.h"
+#include "crt/state.h"
 
 typedef struct {
   const char *root;
@@ -25,11 +26,13 @@ typedef struct {
   char **argv;                /* crt's own command line, for the sealed re-exec */
   bool systemd_cgroup;        /* --systemd-cgroup */
   bool rootless;              /* not root, or --rootless true: no cgroup is an error only when asked for */
+  bool hold;                  /* run: the result's held gets the state, spec and lock */
 } crt_create_opts;
 
 typedef struct {
   pid_t pid;        /* init's host pid */
   int tty_sock;     /* foreground tty: our end of the console socketpair, else -1 */
+  crt_held held;    /* with opts.hold, on success: the container, still locked (crt_held_release) */
 } crt_create_result;
 
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "crt/error.h"
@@ -81,6 +82,26 @@ int crt_container_lock(const char *root, const char *id, crt_err **err);
  * (start, exec, kill, delete, ps, update, hooks) loads it from there. */
 int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err);
 int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err);
+
+/* A container `run` made and keeps in memory, so that its start and
+ * delete read neither state.json nor config.json back: what create saved,
+ * and the container's lock while it is held (-1 when not). */
+typedef struct {
+  const char *root;
+  crt_state *state;
+  crt_spec *spec;
+  int lock;
+  /* state.json as create left it: every save renames a new file over it,
+   * so the same inode and ctime mean nothing rewrote it since */
+  struct stat saved;
+} crt_held;
+
+/* Records state.json's identity (h->lock held, just after the last save). */
+int crt_held_mark(crt_held *h, crt_err **err);
+/* Whether state.json, under the lock fd lock, is still the one marked. */
+bool crt_held_current(const crt_held *h, int lock);
+/* Frees the state and spec, closes the lock if held. */
+void crt_held_release(crt_held *h);
 
 /* config.json's annotations into s (state.json carries them); -1 on
  * ENOMEM, what was copied freed with the state. */

@@ -91,6 +91,40 @@ int crt_cmd_start(int argc, char **argv) {
   return 0;
 }
 
+/* run after its create: start what create handed over, wait, delete. */
+static int run_created(crt_create_result *res, bool detach, bool keep, crt_err **err) {
+  /* The init sent the master during create: set its modes before the
+   * program can write anything. */
+  int master = -1;
+  if (res->tty_sock >= 0) {
+    if (crt_terminal_recv_master(res->tty_sock, &master, err) < 0 || crt_terminal_master_prepare(master, err) < 0) {
+      crt_warn("%s", (*err)->msg);
+      crt_err_free(err);
+    }
+    close(res->tty_sock);
+    res->tty_sock = -1;
+  }
+  if (crt_container_start_held(&res->held, err) < 0) {
+    crt_fail(*err);
+    crt_err_free(err);
+    if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
+    if (master >= 0) close(master);
+    return 1;
+  }
+  if (detach) {
+    if (master >= 0) close(master);
+    return 0;
+  }
+  if (master >= 0) {
+    if (crt_terminal_copy_loop_forward(master, res->pid, err) < 0) crt_warn("%s", (*err)->msg);
+    crt_err_free(err);
+    close(master);
+  }
+  int code = crt_wait_forward(res->pid);
+  if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
+  return code;
+}
+
 int crt_cmd_run(int argc, char **argv) {
   crt_create_opts o = {0};
   bool detach = false, keep = false, nosub = false;
@@ -100,37 +134,12 @@ int crt_cmd_run(int argc, char **argv) {
     return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");
   if (!detach && !nosub) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
   o.foreground_tty = !detach && !o.console_socket;
+  o.hold = true;
   crt_create_result res;
   cleanup_err crt_err *err = NULL;
   if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
-  /* The init sent the master during create: set its modes before the
-   * program can write anything. */
-  int master = -1;
-  if (res.tty_sock >= 0) {
-    if (crt_terminal_recv_master(res.tty_sock, &master, &err) < 0 || crt_terminal_master_prepare(master, &err) < 0) {
-      crt_warn("%s", err->msg);
-      crt_err_free(&err);
-    }
-    close(res.tty_sock);
-    res.tty_sock = -1;
-  }
-  if (crt_container_start(o.root, o.id, &err) < 0) {
-    crt_fail(err);
-    crt_err_free(&err);
-    if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
-    if (master >= 0) close(master);
-    return 1;
-  }
-  if (detach) {
-    if (master >= 0) close(master);
-    return 0;
-  }
-  if (master >= 0) {
-    if (crt_terminal_copy_loop_forward(master, res.pid, &err) < 0) crt_warn("%s", err->msg);
-    crt_err_free(&err);
-    close(master);
-  }
-  int code = crt_wait_forward(res.pid);
-  if (!keep && crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
+  int code = run_created(&res, detach, keep, &err);
+  crt_held_release(&res.held);
   return code;
 }
+

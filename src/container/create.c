@@ -498,11 +498,28 @@ static int refuse_unparkable_filter(const crt_spec *spec, bool use_stub, crt_err
                         forbidden);
 }
 
+/* run's create: the state, spec and lock go to the caller as they are, so
+ * that start and delete need not read them back (crt_held). */
+static int hand_over(init_ctx *c, crt_state **s, crt_spec **spec, crt_held *h, crt_err **err) {
+  *h = (crt_held){.root = c->opts->root, .state = *s, .lock = c->lock};
+  if (crt_held_mark(h, err) < 0) {
+    *h = (crt_held){.lock = -1};
+    return -1;
+  }
+  c->lock = -1;
+  *s = NULL;
+  h->spec = *spec;
+  *spec = NULL;
+  /* c->spec, which close_ctx reads, stays valid: the caller frees it */
+  return 0;
+}
+
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err) {
   crt_stages st = {0};
   CRT_STAGES_BEGIN(&st, "create");
   res->pid = 0;
   res->tty_sock = -1;
+  res->held = (crt_held){.lock = -1};
   cleanup_free char *bundle = NULL;
   crt_spec *spec = NULL;
   if (load_bundle(o, &bundle, &spec, err) < 0) return -1;
@@ -541,9 +558,10 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   s->ready = true;
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
+  res->pid = s->pid;
+  if (o->hold && hand_over(&c, &s, &spec, &res->held, err) < 0) goto out;
   CRT_STAGE(&st, "state saved");
   CRT_STAGES_TOTAL(&st);
-  res->pid = s->pid;
   res->tty_sock = ours_tty;
   ours_tty = -1;
   rc = 0;

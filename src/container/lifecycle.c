@@ -99,7 +99,7 @@ static int load_locked(const char *root, const char *id, crt_state **s, int *loc
   return 0;
 }
 
-static int destroy(crt_state *s, crt_err **err);
+static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_err **err);
 
 /* Kills the container with SIGKILL: every process of its cgroup, then the
  * init (by pidfd, so never a reused pid); a frozen cgroup is thawed, as
@@ -122,66 +122,92 @@ static int stop_container(const crt_state *s, const char *op, crt_err **err) {
  * container, and continue the lifecycle at step 12" (destroy, then the
  * poststop hooks), as runc and crun remove the container.  The caller's
  * error stays the hook's; trouble here is only warned about. */
-static void stop_and_destroy(crt_state *s) {
+static void stop_and_destroy(crt_state *s, const crt_spec *spec) {
   cleanup_err crt_err *e = NULL;
-  if (stop_container(s, "start", &e) < 0 || destroy(s, &e) < 0) crt_warn("%s", e->msg);
+  if (stop_container(s, "start", &e) < 0 || destroy(s, spec, NULL, &e) < 0) crt_warn("%s", e->msg);
 }
 
-int crt_container_start(const char *root, const char *id, crt_err **err) {
-  crt_state *s = NULL;
-  int lock = -1, rc = -1, fd = -1;
-  crt_spec *spec = NULL;
-  crt_stages t = {0};
-  CRT_STAGES_BEGIN(&t, "start");
-  if (load_locked(root, id, &s, &lock, err) < 0) return -1;
+/* Status "created" is required; the message says what it is instead. */
+static int check_startable(const crt_state *s, crt_err **err) {
   enum crt_status st = crt_state_status(s);
-  if (st != CRT_STATUS_CREATED) {
-    if (st == CRT_STATUS_STOPPED) crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that has stopped");
-    else if (st == CRT_STATUS_CREATING)
-      crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that is still being created");
-    else crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start an already running container");
-    goto out;
+  if (st == CRT_STATUS_CREATED) return 0;
+  if (st == CRT_STATUS_STOPPED)
+    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that has stopped");
+  if (st == CRT_STATUS_CREATING)
+    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that is still being created");
+  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start an already running container");
+}
+
+/* The poststart hooks, once the init has gone past its execve. */
+static int run_poststart(crt_state *s, const crt_spec *spec, crt_err **err) {
+  if (!spec->hooks || !spec->hooks->poststart.len) return 0;
+  cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
+  crt_hook_place at = {.dir = s->bundle}; /* runc 1.1 runs them in create, in the bundle */
+  if (crt_hooks_run_at(&spec->hooks->poststart, "poststart", &at, json, err) < 0) {
+    stop_and_destroy(s, spec); /* v1.3 lifecycle step 9 */
+    return -1;
   }
-  if (crt_state_load_spec(s, &spec, err) < 0) goto out;
+  return 0;
+}
+
+/* start with h's lock held and its state loaded; the spec is read from
+ * the state directory unless h has it.  The lock is released here, the
+ * state and spec stay h's. */
+static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
+  crt_state *s = h->state;
+  int rc = -1, fd = -1;
+  /* The pidfd before the status check, whose init check then proves it is
+   * the init's (what init_pidfd does, without checking twice). */
+  int pidfd = s->pid > 0 ? (int)syscall(SYS_pidfd_open, s->pid, 0) : -1;
+  if (check_startable(s, err) < 0) goto out;
+  if (!h->spec && crt_state_load_spec(s, &h->spec, err) < 0) goto out;
+  const crt_spec *spec = h->spec;
   if (!spec->process) { /* config.md: OPTIONAL at create, REQUIRED at start */
     crt_error_kind(err, CRT_ERR_INVALID, 0, "config.json: .process: not set; the runtime-spec requires it at start");
     goto out;
   }
-  CRT_STAGE(&t, "state loaded");
+  CRT_STAGE(t, "state loaded");
   if (crt_exec_fifo_release(s->dir, &fd, err) < 0) goto out;
-  CRT_STAGE(&t, "exec FIFO released");
+  CRT_STAGE(t, "exec FIFO released");
   crt_test_point("start:fifo");
   bool hook_failed = false;
-  int pidfd = init_pidfd(s);
   int awaited = crt_exec_fifo_await(fd, s, pidfd, &hook_failed, err);
-  if (pidfd >= 0) close(pidfd);
   if (awaited < 0 && (*err)->kind == CRT_ERR_BAD_STATE) goto out; /* it runs: leave it be */
   if (awaited < 0) {
-    if (hook_failed) stop_and_destroy(s);
+    if (hook_failed) stop_and_destroy(s, spec);
     else signal_init(s, SIGKILL);
     goto out;
   }
   /* the init's part: it runs the startContainer hooks, then execve */
-  CRT_STAGE(&t, "startContainer hooks (%zu) and execve", spec->hooks ? spec->hooks->start_container.len : 0);
+  CRT_STAGE(t, "startContainer hooks (%zu) and execve", spec->hooks ? spec->hooks->start_container.len : 0);
   crt_test_point("start:poststart");
-  if (spec->hooks && spec->hooks->poststart.len) {
-    cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
-    crt_hook_place at = {.dir = s->bundle}; /* runc 1.1 runs them in create, in the bundle */
-    if (crt_hooks_run_at(&spec->hooks->poststart, "poststart", &at, json, err) < 0) {
-      stop_and_destroy(s); /* v1.3 lifecycle step 9 */
-      goto out;
-    }
-  }
-  CRT_STAGE(&t, "poststart hooks (%zu)", spec->hooks ? spec->hooks->poststart.len : 0);
-  CRT_STAGES_TOTAL(&t);
+  if (run_poststart(s, spec, err) < 0) goto out;
+  CRT_STAGE(t, "poststart hooks (%zu)", spec->hooks ? spec->hooks->poststart.len : 0);
+  CRT_STAGES_TOTAL(t);
   rc = 0;
 out:
-  if (rc < 0) crt_error_wrap(err, "start %s", id);
+  if (rc < 0) crt_error_wrap(err, "start %s", s->id);
+  if (pidfd >= 0) close(pidfd);
   if (fd >= 0) close(fd);
-  close(lock);
-  crt_spec_free(spec);
-  crt_state_free(s);
+  close(h->lock);
+  h->lock = -1;
   return rc;
+}
+
+int crt_container_start(const char *root, const char *id, crt_err **err) {
+  crt_held h = {.root = root, .lock = -1};
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "start");
+  if (load_locked(root, id, &h.state, &h.lock, err) < 0) return -1;
+  int rc = start_held(&h, &t, err);
+  crt_held_release(&h);
+  return rc;
+}
+
+int crt_container_start_held(crt_held *h, crt_err **err) {
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "start");
+  return start_held(h, &t, err);
 }
 
 int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_err **err) {
@@ -219,11 +245,11 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
   return rc;
 }
 
-static void run_poststop(const crt_state *s) {
-  crt_spec *spec = NULL;
-  cleanup_err crt_err *e = NULL;
-  if (crt_state_load_spec(s, &spec, &e) < 0) {
-    crt_warn("poststop hooks not run: %s", e->msg);
+/* spec NULL: the state directory's config.json could not be read
+ * (spec_err says why, if known): the hooks are not run, with a warning. */
+static void run_poststop(const crt_state *s, const crt_spec *spec, const crt_err *spec_err) {
+  if (!spec) {
+    crt_warn("poststop hooks not run: %s", spec_err ? spec_err->msg : "no config");
     return;
   }
   if (spec->hooks && spec->hooks->poststop.len) {
@@ -233,19 +259,14 @@ static void run_poststop(const crt_state *s) {
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
     CRT_STAGE(&st, "poststop hooks (%zu)", spec->hooks->poststop.len);
   }
-  crt_spec_free(spec);
 }
 
 /* A pid namespace of its own (not joined by path): its init's death killed
  * every process in it.  Unknown (no readable config): assume so. */
-static bool own_pidns(const crt_state *s) {
-  crt_spec *spec = NULL;
-  cleanup_err crt_err *e = NULL;
-  if (crt_state_load_spec(s, &spec, &e) < 0) return true;
+static bool own_pidns(const crt_spec *spec) {
+  if (!spec) return true;
   const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
-  bool own = ns && !(ns->path && *ns->path);
-  crt_spec_free(spec);
-  return own;
+  return ns && !(ns->path && *ns->path);
 }
 
 /* Removes a state directory so that, whenever this is killed, what is
@@ -266,6 +287,9 @@ static int remove_state_dir(const char *dir, crt_err **err) {
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CRT_DELETING_MARK)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    /* the files (init, config.json) go without crt_rm_rf's two lstats */
+    bool file = e->d_type != DT_DIR && e->d_type != DT_UNKNOWN;
+    if (file && (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)) continue;
     if (crt_rm_rf(path) < 0) {
       int en = errno;
       closedir(d);
@@ -277,13 +301,13 @@ static int remove_state_dir(const char *dir, crt_err **err) {
   return 0;
 }
 
-static int destroy(crt_state *s, crt_err **err) {
+static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_err **err) {
   if (s->cgroup_path && *s->cgroup_path) {
     if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
     if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
   }
   crt_test_point("delete:cgroup");
-  run_poststop(s);
+  run_poststop(s, spec, spec_err);
   return remove_state_dir(s->dir, err);
 }
 
@@ -294,16 +318,18 @@ static int destroy(crt_state *s, crt_err **err) {
  * Either way they are the container's and die, so that the cgroup can go
  * (no wait on a busy cgroup, no leaked init).  A failure is runc's warning
  * too: the rmdir's error says the rest. */
-static void kill_leftovers(const crt_state *s) {
-  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return;
+static void kill_leftovers(const crt_state *s, const crt_spec *spec) {
+  if (!s->cgroup_path || !*s->cgroup_path) return;
   cleanup_err crt_err *e = NULL;
   pid_t *pids = NULL;
   size_t n = 0;
   bool listed = crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) == 0;
+  /* no cgroup.procs: no cgroup (the listing is the existence check) */
+  if (!listed && e->errnum == ENOENT && !crt_cgroup_exists(s->cgroup_path)) return;
   crt_err_free(&e);
   free(pids);
   if (listed && n == 0) return;
-  if (n && own_pidns(s)) {
+  if (n && own_pidns(spec)) {
     uint64_t at = 0;
     char why[512];
     crt_init_check_describe(s, crt_state_check_init(s, &at), at, why, sizeof why);
@@ -341,29 +367,22 @@ static int delete_stateless(const char *root, const char *id, bool force, crt_er
   return remove_state_dir(dir, err);
 }
 
-int crt_container_delete(const char *root, const char *id, bool force, crt_err **err) {
-  crt_state *s = NULL;
-  int lock = -1;
+/* Takes the container's lock for delete: 1 when there is nothing to
+ * delete and force says that is fine. */
+static int lock_for_delete(const char *root, const char *id, bool force, int *lock, crt_err **err) {
   cleanup_err crt_err *lerr = NULL;
-  if (crt_container_id_check(id, err) < 0) return -1;
-  if (load_locked(root, id, &s, &lock, &lerr) < 0) {
-    if (lerr->kind == CRT_ERR_NOT_FOUND) {
-      if (force) return 0;
-      return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
-    }
-    if (lerr->kind != CRT_ERR_NO_STATE) return crt_err_move(err, &lerr);
-    /* the directory stays locked while it goes */
-    lock = crt_container_lock(root, id, err);
-    if (lock < 0 && force && (*err)->kind == CRT_ERR_NOT_FOUND) { /* gone meanwhile */
-      crt_err_free(err);
-      return 0;
-    }
-    if (lock < 0) return -1;
-    int rc = delete_stateless(root, id, force, &lerr, err);
-    close(lock);
-    return rc;
-  }
+  if ((*lock = crt_container_lock(root, id, &lerr)) >= 0) return 0;
+  if (lerr->kind != CRT_ERR_NOT_FOUND) return crt_err_move(err, &lerr);
+  if (force) return 1;
+  return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
+}
+
+/* delete of a loaded container, its lock held.  *spec: config.json, read
+ * here (once: the poststop hooks and the pid namespace both ask) unless
+ * the caller has it. */
+static int delete_loaded(crt_state *s, crt_spec **spec, bool force, crt_err **err) {
   int rc = -1;
+  cleanup_err crt_err *spec_err = NULL;
   enum crt_status st = crt_state_status(s);
   /* runtime-spec: deleting a container that is not stopped MUST generate an
    * error, created ones included.  runc and crun kill a created one's
@@ -371,18 +390,62 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
    * delete of a created task): crt does as they do (docs/spec-conformance.md).
    * Running and paused ones still want --force, as in runc. */
   if (st != CRT_STATUS_STOPPED && st != CRT_STATUS_CREATED && !force) {
-    crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", id,
+    crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", s->id,
                    crt_status_name(st));
     goto out;
   }
+  if (!*spec && crt_state_load_spec(s, spec, &spec_err) < 0) *spec = NULL;
   if (st != CRT_STATUS_STOPPED && stop_container(s, "delete", err) < 0) goto out;
-  if (st == CRT_STATUS_STOPPED) kill_leftovers(s);
+  if (st == CRT_STATUS_STOPPED) kill_leftovers(s, *spec);
   crt_test_point("delete:killed");
-  rc = destroy(s, err);
+  rc = destroy(s, *spec, spec_err, err);
 out:
-  if (rc < 0) crt_error_wrap(err, "delete %s", id);
-  close(lock);
+  if (rc < 0) crt_error_wrap(err, "delete %s", s->id);
+  return rc;
+}
+
+/* delete with the lock held, from what the state directory holds. */
+static int delete_from_disk(const char *root, const char *id, bool force, crt_err **err) {
+  crt_state *s = NULL;
+  cleanup_err crt_err *lerr = NULL;
+  if (crt_state_load(root, id, &s, &lerr) < 0) {
+    if (lerr->kind == CRT_ERR_NOT_FOUND)
+      return force ? 0 : crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container %s does not exist", id);
+    if (lerr->kind != CRT_ERR_NO_STATE) return crt_err_move(err, &lerr);
+    return delete_stateless(root, id, force, &lerr, err);
+  }
+  crt_spec *spec = NULL;
+  int rc = delete_loaded(s, &spec, force, err);
+  crt_spec_free(spec);
   crt_state_free(s);
+  return rc;
+}
+
+int crt_container_delete(const char *root, const char *id, bool force, crt_err **err) {
+  int lock = -1;
+  if (crt_container_id_check(id, err) < 0) return -1;
+  int got = lock_for_delete(root, id, force, &lock, err);
+  if (got != 0) return got < 0 ? -1 : 0;
+  int rc = delete_from_disk(root, id, force, err);
+  close(lock);
+  return rc;
+}
+
+/* h's state is used only if state.json is still the file create wrote
+ * (not deleted and made again, or rewritten, meanwhile); else as delete. */
+int crt_container_delete_held(crt_held *h, bool force, crt_err **err) {
+  const char *id = h->state->id;
+  int lock = -1;
+  if (h->lock >= 0) { /* start did not take it over: hand it on */
+    lock = h->lock;
+    h->lock = -1;
+  } else {
+    int got = lock_for_delete(h->root, id, force, &lock, err);
+    if (got != 0) return got < 0 ? -1 : 0;
+  }
+  int rc = crt_held_current(h, lock) ? delete_loaded(h->state, &h->spec, force, err)
+                                     : delete_from_disk(h->root, id, force, err);
+  close(lock);
   return rc;
 }
 

@@ -415,3 +415,25 @@ char *crt_state_time_now(void) {
   if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0) return NULL;
   return out;
 }
+
+int crt_held_mark(crt_held *h, crt_err **err) {
+  if (fstatat(h->lock, "state.json", &h->saved, AT_SYMLINK_NOFOLLOW) < 0)
+    return crt_error(err, errno, "stat %s/state.json", h->state->dir);
+  return 0;
+}
+
+bool crt_held_current(const crt_held *h, int lock) {
+  struct stat st;
+  if (fstatat(lock, "state.json", &st, AT_SYMLINK_NOFOLLOW) < 0) return false;
+  return st.st_dev == h->saved.st_dev && st.st_ino == h->saved.st_ino && st.st_ctim.tv_sec == h->saved.st_ctim.tv_sec &&
+         st.st_ctim.tv_nsec == h->saved.st_ctim.tv_nsec && st.st_size == h->saved.st_size;
+}
+
+void crt_held_release(crt_held *h) {
+  if (h->lock >= 0) close(h->lock);
+  h->lock = -1;
+  crt_state_free(h->state);
+  h->state = NULL;
+  crt_spec_free(h->spec);
+  h->spec = NULL;
+}

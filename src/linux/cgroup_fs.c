@@ -127,8 +127,13 @@ void cg_undo_mkdir(const char *dir, const char *first_made) {
   }
 }
 
-/* rmdir dir after its sub-cgroups, deepest first. */
+/* rmdir dir after its sub-cgroups, deepest first.  Most containers make
+ * no cgroups of their own: the rmdir is tried first, and the directory is
+ * read only when that fails because something is still in it (EBUSY:
+ * children or tasks; ENOTEMPTY: a test tree of plain directories). */
 static int rmdir_tree(const char *dir) {
+  if (rmdir(dir) == 0 || errno == ENOENT) return 0;
+  if (errno != EBUSY && errno != ENOTEMPTY) return -1;
   DIR *d = opendir(dir);
   if (!d) return errno == ENOENT ? 0 : -1;
   struct dirent *e;

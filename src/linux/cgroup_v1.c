@@ -113,12 +113,14 @@ static int cpuset_inherit(const char *dir, crt_err **err) {
   return 0;
 }
 
-/* mkdir -p that remembers the first directory it made (for undo). */
-static int mkdir_cg(const char *dir, bool cpuset, char **first_made, crt_err **err) {
+/* mkdir -p below the hierarchy's directory (its first hlen bytes: it
+ * exists, cg_v1_hierarchies found it, and a root cpuset is never empty)
+ * that remembers the first directory it made (for undo). */
+static int mkdir_cg(const char *dir, size_t hlen, bool cpuset, char **first_made, crt_err **err) {
   char buf[PATH_MAX];
   snprintf(buf, sizeof buf, "%s", dir);
-  size_t rootlen = strlen(cg_root());
-  for (char *p = buf + rootlen + 1;; p++) {
+  size_t len = strlen(buf);
+  for (char *p = buf + (hlen < len ? hlen + 1 : len);; p++) {
     if (*p != '/' && *p != 0) continue;
     char c = *p;
     *p = 0;
@@ -159,7 +161,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
     made[k].dir = d;
     crt_err *e = NULL;
     bool cpuset = strstr(h[i] + strlen(cg_root()), "cpuset") != NULL;
-    if (mkdir_cg(d, cpuset, &made[k].made, &e) < 0) {
+    if (mkdir_cg(d, strlen(h[i]), cpuset, &made[k].made, &e) < 0) {
       if (rootless && cg_perm_error(e->errnum)) {
         crt_debug("cgroup: rootless, skipping %s: %s", d, e->msg);
         crt_err_free(&e);

@@ -28,6 +28,28 @@ test_memory_and_pids_limit() {
   [ ! -d "/sys/fs/cgroup/pids$p" ] || fail "cgroup $p left after delete"
 }
 
+# Cgroups the container made under its own, with a process in the deepest:
+# delete's rmdir of the container's cgroup fails (EBUSY) and only then
+# walks the children, deepest first (src/linux/cgroup_fs.c rmdir_tree).
+test_delete_removes_nested_cgroups() {
+  local id; id=$(new_id); run_limited "$id"
+  local pid p dirs=() d; pid=$(state_field "$id" pid)
+  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+    p=$(sed -n 's/^0:://p' "/proc/$pid/cgroup"); dirs=("/sys/fs/cgroup$p")
+  else
+    p=$(sed -n 's/^[0-9]*:pids://p' "/proc/$pid/cgroup"); dirs=("/sys/fs/cgroup/pids$p")
+    p=$(sed -n 's/^[0-9]*:memory://p' "/proc/$pid/cgroup"); dirs+=("/sys/fs/cgroup/memory$p")
+  fi
+  [ -n "$p" ] && [ "$p" != / ] || fail "no cgroup of its own: '$p'"
+  crt exec -d --pid-file "$T/e.pid" "$id" sleep 60 || fail "exec -d"
+  for d in "${dirs[@]}"; do
+    mkdir -p "$d/a/b" "$d/c" || fail "mkdir under $d"
+    echo "$(cat "$T/e.pid")" >"$d/a/b/cgroup.procs" || fail "move the exec'd process into $d/a/b"
+  done
+  crt delete -f "$id" || fail "delete -f"
+  for d in "${dirs[@]}"; do [ ! -d "$d" ] || fail "cgroup $d left after delete: $(find "$d" -type d)"; done
+}
+
 test_pause_resume() {
   local id; id=$(new_id); run_limited "$id"
   crt pause "$id" || fail "pause"

@@ -77,4 +77,38 @@ test_network_namespace_made_ahead() {
   strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/u" "$(new_id)" \
     </dev/null >"$T/out" 2>&1 || fail "run in a user namespace: $(cat "$T/out")"
   assert_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "a user namespace's init is cloned into its network namespace"
+
+# opens_for_reading TRACE NAME: openat calls in an strace file that opened
+# a file called NAME for reading (the atomic writes' NAME.tmp.PID excluded).
+opens_for_reading() { grep -v ENOENT "$1" | grep -c "/$2\", O_RDONLY"; }
+
+# `run` keeps what its create loaded and saved (crt_held): start and delete
+# read neither the state directory's state.json nor its config.json back,
+# so config.json is opened for reading once, the bundle's, by create.
+test_run_reads_config_once() {
+  is_crt || return 0
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  strace -f -qq -e trace=openat -o "$T/run.trace" "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$id" ||
+    fail "run: $(cat "$T/run.trace" | tail -5)"
+  assert_eq 1 "$(opens_for_reading "$T/run.trace" config.json)" "config.json opened for reading by run"
+  grep -q "\"$T/b/config.json\", O_RDONLY" "$T/run.trace" || fail "run did not read the bundle's config.json"
+  assert_eq 0 "$(opens_for_reading "$T/run.trace" state.json)" "state.json read back by run"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "run left its state directory"
+}
+
+# delete of a stopped container whose cgroup still holds a process (no pid
+# namespace of its own: the init's child outlives it) asks config.json
+# twice, for the pid namespace and for the poststop hooks: one parse.
+test_delete_parses_config_once() {
+  is_crt || return 0
+  make_bundle "$T/b" sh -c 'sleep 60 & exit 0'
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']"
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" || fail "run -d"
+  local i; for i in $(seq 100); do [ "$(crt state "$id" | grep -o '"status": *"[a-z]*"' | grep -o '[a-z]*"$')" = 'stopped"' ] && break; sleep 0.05; done
+  strace -f -qq -e trace=openat -o "$T/del.trace" "$CRT_BIN" --root "$CRT_ROOT" delete "$id" 2>"$T/del.err" ||
+    fail "delete: $(cat "$T/del.err")"
+  assert_eq 1 "$(opens_for_reading "$T/del.trace" config.json)" "config.json opened for reading by delete"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "delete left its state directory"
 }
