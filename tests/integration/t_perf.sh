@@ -77,6 +77,7 @@ test_network_namespace_made_ahead() {
   strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/u" "$(new_id)" \
     </dev/null >"$T/out" 2>&1 || fail "run in a user namespace: $(cat "$T/out")"
   assert_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "a user namespace's init is cloned into its network namespace"
+}
 
 # opens_for_reading TRACE NAME: openat calls in an strace file that opened
 # a file called NAME for reading (the atomic writes' NAME.tmp.PID excluded).
