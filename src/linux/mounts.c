@@ -571,8 +571,10 @@ static int v1_bind_detached(int dst, const char *src_cg, const char *src_own, un
   const char *src = NULL;
   cleanup_close int tree = v1_clone_source(src_cg, src_own, &src);
   if (tree < 0) return errno == ENOSYS ? 1 : crt_error(err, errno, "clone %s for %s", src, dest);
-  if (flags && mount_setattr(tree, "", AT_EMPTY_PATH, &a, sizeof a) < 0)
-    return errno == EPERM || errno == ENOSYS || errno == EINVAL ? 1 : crt_error(err, errno, "set the flags of a clone of %s for %s", src, dest);
+  if (flags && mount_setattr(tree, "", AT_EMPTY_PATH, &a, sizeof a) < 0) {
+    if (errno == EPERM || errno == ENOSYS || errno == EINVAL) return 1; /* the tree is dropped with its fd */
+    return crt_error(err, errno, "set the flags of a clone of %s for %s", src, dest);
+  }
   if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return crt_error(err, errno, "bind %s on %s", src, dest);
   return 0;
