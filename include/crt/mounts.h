@@ -25,6 +25,15 @@ int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, c
  * there for crt_idmap_close. */
 int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err);
 void crt_idmap_close(int *fds, size_t n);
+/* The host's cgroup v1 hierarchies as a "cgroup" mount binds them: the
+ * mounts of type cgroup below /sys/fs/cgroup/, from one read of
+ * /proc/self/mountinfo (through libmount).  The runtime reads them before
+ * the clone (crt_rootfs_config.cgroup_v1_mounts), so that the init does not
+ * load libmount; the init reads them itself when not given. */
+int crt_cgroup_v1_mounts_read(crt_mountinfo *out, crt_err **err);
+/* Whether spec has a "cgroup" mount that binds v1 hierarchies here
+ * (/sys/fs/cgroup is not a cgroup2 mount). */
+bool crt_cgroup_v1_mount_wanted(const crt_spec *spec);
 
 /* ---- for src/linux/rootfs.c ---- */
 /* Runs spec->mounts[i] inside the rootfs opened as rootfd. */

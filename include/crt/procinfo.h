@@ -62,6 +62,9 @@ typedef struct {
 
 /* A snapshot of the caller's mount table, in file order (parents first). */
 int crt_mountinfo_read(crt_mountinfo *out, crt_err **err);
+/* The same, keeping only the mounts of type fstype whose mount point
+ * starts with under ("/sys/fs/cgroup/"). */
+int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err);
 void crt_mountinfo_free(crt_mountinfo *mi);
 /* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);

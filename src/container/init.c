@@ -271,7 +271,8 @@ static void init_main(init_ctx *c) {
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = init_enter(c, m),
-                          .idmap_fds = c->idmap_fds};
+                          .idmap_fds = c->idmap_fds,
+                          .cgroup_v1_mounts = c->v1_mounts.ready ? &c->v1_mounts.mi : NULL};
   CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */

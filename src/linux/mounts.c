@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,40 +489,139 @@ static int link_comounted(int dirfd_, const char *name) {
   return 0;
 }
 
+int crt_cgroup_v1_mounts_read(crt_mountinfo *out, crt_err **err) {
+  return crt_mountinfo_read_type(out, "cgroup", "/sys/fs/cgroup/", err);
+}
+
+bool crt_cgroup_v1_mount_wanted(const crt_spec *spec) {
+  bool want = false;
+  for (size_t i = 0; i < spec->n_mounts && !want; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    want = m->type && !strcmp(m->type, "cgroup") && !crt_mount_is_bind(m);
+  }
+  struct statfs sf;
+  return want && statfs("/sys/fs/cgroup", &sf) == 0 && (long)sf.f_type != CGROUP2_SUPER_MAGIC;
+}
+
+/* The directory for hierarchy name in the tmpfs the cgroup mount just made
+ * (tmp): made there and opened without following a symlink.  Only a
+ * co-mounted controller's symlink (link_comounted) can be there already:
+ * then it is resolved inside the rootfs as any destination. */
+static int v1_target(const mctx *c, int tmp, const char *name, const char *dest, crt_err **err) {
+  if (strcmp(name, ".") && strcmp(name, "..") && (mkdirat(tmp, name, 0755) == 0 || errno == EEXIST)) {
+    int fd = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) return fd;
+  }
+  int fd = crt_open_in_root(c->rootfd, dest, O_PATH | O_DIRECTORY, CRT_RESOLVE_MKDIR, err);
+  if (fd < 0) dest_error(c, err);
+  return fd;
+}
+
+/* A bind remount's MS_* flags as mount_setattr attributes, as the remount
+ * applies them: the per-mount flags not given are cleared, the atime kept
+ * unless one is given.  false: a flag has no attribute. */
+static bool remount_attr(unsigned long flags, struct mount_attr *a) {
+  static const struct {
+    unsigned long ms;
+    uint64_t attr;
+  } map[] = {{MS_RDONLY, MOUNT_ATTR_RDONLY},         {MS_NOSUID, MOUNT_ATTR_NOSUID},
+             {MS_NODEV, MOUNT_ATTR_NODEV},           {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
+             {MS_NODIRATIME, MOUNT_ATTR_NODIRATIME}, {MS_NOSYMFOLLOW, MOUNT_ATTR_NOSYMFOLLOW}};
+  const unsigned long atime = MS_NOATIME | MS_RELATIME | MS_STRICTATIME;
+  unsigned long known = atime;
+  *a = (struct mount_attr){0};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    known |= map[i].ms;
+    if (flags & map[i].ms) a->attr_set |= map[i].attr;
+    else a->attr_clr |= map[i].attr;
+  }
+  if (flags & ~known) return false;
+  /* the kernel's remount: any atime-related flag sets the atime (relatime by default) */
+  if (flags & (atime | MS_NODIRATIME)) {
+    a->attr_clr |= MOUNT_ATTR__ATIME;
+    a->attr_set |= flags & MS_STRICTATIME ? MOUNT_ATTR_STRICTATIME
+                   : flags & MS_NOATIME   ? MOUNT_ATTR_NOATIME
+                                          : MOUNT_ATTR_RELATIME;
+  }
+  return true;
+}
+
+/* A clone of the hierarchy's cgroup directory: src_cg (the container's
+ * cgroup) when given and there, else src_own.  *used: the one cloned. */
+static int v1_clone_source(const char *src_cg, const char *src_own, const char **used) {
+  const unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE;
+  if (src_cg) {
+    *used = src_cg;
+    int tree = open_tree(AT_FDCWD, src_cg, flags);
+    if (tree >= 0 || errno == ENOSYS) return tree;
+  }
+  *used = src_own;
+  return open_tree(AT_FDCWD, src_own, flags);
+}
+
+/* The hierarchy's bind given its flags (read-only) while detached, then
+ * attached on dst: never writable in the container, one mount operation
+ * fewer than bind + remount.  1: not done (no new mount API, a flag without
+ * attribute, or one the kernel refuses to change: locked in a user
+ * namespace), the caller binds and remounts. */
+static int v1_bind_detached(int dst, const char *src_cg, const char *src_own, unsigned long flags, const char *dest,
+                            crt_err **err) {
+  struct mount_attr a;
+  if (!remount_attr(flags, &a)) return 1;
+  const char *src = NULL;
+  cleanup_close int tree = v1_clone_source(src_cg, src_own, &src);
+  if (tree < 0) return errno == ENOSYS ? 1 : crt_error(err, errno, "clone %s for %s", src, dest);
+  if (flags && mount_setattr(tree, "", AT_EMPTY_PATH, &a, sizeof a) < 0) {
+    if (errno == EPERM || errno == ENOSYS || errno == EINVAL) return 1; /* the tree is dropped with its fd */
+    return crt_error(err, errno, "set the flags of a clone of %s for %s", src, dest);
+  }
+  if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return crt_error(err, errno, "bind %s on %s", src, dest);
+  return 0;
+}
+
+/* The same with mount(2): bind, then remount with the flags. */
+static int v1_bind_remount(const mctx *c, int dst, const char *src_cg, const char *src_own, unsigned long flags,
+                           const char *dest, crt_err **err) {
+  const char *src = src_cg ? src_cg : src_own;
+  int sfd = src_cg ? open(src_cg, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (sfd < 0) sfd = open(src = src_own, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (sfd < 0) return crt_error(err, errno, "open %s", src);
+  char sp[32], p[32];
+  int rc = mount(crt_fd_path(sp, sfd), crt_fd_path(p, dst), NULL, MS_BIND | MS_REC, NULL);
+  int e = errno;
+  close(sfd);
+  if (rc < 0) return crt_error(err, e, "bind %s on %s", src, dest);
+  cleanup_close int now = crt_open_in_root(c->rootfd, dest, O_PATH, CRT_RESOLVE_NONE, err);
+  if (now < 0) return dest_error(c, err);
+  return flags ? remount_bind(c, now, flags, err) : 0;
+}
+
 /* One v1 hierarchy: mountinfo gave its mount point, root and super options. */
-static int cgroup_v1_one(const mctx *c, const own_cgroups *ours, const char *mp, const char *root, const char *opts,
+static int cgroup_v1_one(const mctx *c, int tmp, const own_cgroups *ours, const crt_mountinfo_entry *e,
                          crt_err **err) {
-  const char *name = strrchr(mp, '/') + 1;
+  const char *name = strrchr(e->target, '/') + 1;
   char ctrl[256] = "";
-  const char *own = own_cgroup(ours, opts, ctrl, sizeof ctrl);
+  const char *own = own_cgroup(ours, e->fs_opts, ctrl, sizeof ctrl);
   if (!own) return 0; /* not a hierarchy this process is in */
-  cleanup_free char *dest = NULL, *src = NULL;
+  cleanup_free char *dest = NULL, *src_cg = NULL, *src_own = NULL;
   if (asprintf(&dest, "%s/%s", c->m->destination, name) < 0) return crt_error(err, ENOMEM, "cgroup");
-  cleanup_close int dst = crt_open_in_root(c->rootfd, dest, O_PATH | O_DIRECTORY, CRT_RESOLVE_MKDIR, err);
-  if (dst < 0) return dest_error(c, err);
+  cleanup_close int dst = v1_target(c, tmp, name, dest, err);
+  if (dst < 0) return -1;
   char p[32];
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   if (has_cgroupns(c->cfg)) {
     if (mount("cgroup", crt_fd_path(p, dst), "cgroup", flags, ctrl) < 0)
       return crt_error(err, errno, "mount cgroup (%s) on %s", ctrl, dest);
-  } else {
-    const char *rel = own;
-    if (strcmp(root, "/") && !strncmp(own, root, strlen(root))) rel = own + strlen(root);
-    if (c->cfg->cgroup_path && asprintf(&src, "%s%s", mp, c->cfg->cgroup_path) >= 0 && access(src, F_OK) < 0) {
-      free(src);
-      src = NULL;
-    }
-    if (!src && asprintf(&src, "%s%s", mp, rel) < 0) return crt_error(err, ENOMEM, "cgroup");
-    cleanup_close int sfd = open(src, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (sfd < 0) return crt_error(err, errno, "open %s", src);
-    char sp[32];
-    if (mount(crt_fd_path(sp, sfd), crt_fd_path(p, dst), NULL, MS_BIND | MS_REC, NULL) < 0)
-      return crt_error(err, errno, "bind %s on %s", src, dest);
-    cleanup_close int now = crt_open_in_root(c->rootfd, dest, O_PATH, CRT_RESOLVE_NONE, err);
-    if (now < 0) return dest_error(c, err);
-    if (flags && remount_bind(c, now, flags, err) < 0) return -1;
+    return 0;
   }
-  return 0;
+  const char *rel = own;
+  if (strcmp(e->root, "/") && !strncmp(own, e->root, strlen(e->root))) rel = own + strlen(e->root);
+  if (c->cfg->cgroup_path && asprintf(&src_cg, "%s%s", e->target, c->cfg->cgroup_path) < 0)
+    return crt_error(err, ENOMEM, "cgroup");
+  if (asprintf(&src_own, "%s%s", e->target, rel) < 0) return crt_error(err, ENOMEM, "cgroup");
+  int rc = v1_bind_detached(dst, src_cg, src_own, flags, dest, err);
+  return rc == 1 ? v1_bind_remount(c, dst, src_cg, src_own, flags, dest, err) : rc;
 }
 
 static int cgroup_v1(const mctx *c, crt_err **err) {
@@ -532,25 +632,27 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
   cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (tmp < 0) return -1;
-  /* A snapshot first: the binds below add cgroup lines to mountinfo. */
-  crt_mountinfo mi;
-  if (crt_mountinfo_read(&mi, err) < 0) return -1;
+  /* The hierarchies as they were before the binds below (which add cgroup
+   * lines to mountinfo): the runtime's snapshot from before the clone, or
+   * read here (a mount namespace joined by path, a two-stage spawn). */
+  crt_mountinfo read_here = {0};
+  const crt_mountinfo *mi = c->cfg->cgroup_v1_mounts;
+  if (!mi && crt_cgroup_v1_mounts_read(&read_here, err) < 0) return -1;
+  if (!mi) mi = &read_here;
   own_cgroups ours = {0};
   cleanup_err crt_err *unread = NULL;
   if (crt_proc_cgroup_read(0, &ours.v, &ours.n, &unread) < 0) ours.n = 0; /* then no hierarchy is ours */
   size_t rlen = strlen(c->cfg->rootfs);
   int rc = 0;
-  for (size_t i = 0; i < mi.n && rc == 0; i++) {
-    const char *mp = mi.v[i].target;
-    if (strcmp(mi.v[i].fstype, "cgroup")) continue;
+  for (size_t i = 0; i < mi->n && rc == 0; i++) {
+    const char *mp = mi->v[i].target;
     /* Only the host's hierarchies: none already inside the rootfs. */
-    if (strncmp(mp, "/sys/fs/cgroup/", 15) != 0) continue;
     if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
-    rc = cgroup_v1_one(c, &ours, mp, mi.v[i].root, mi.v[i].fs_opts, err);
+    rc = cgroup_v1_one(c, tmp, &ours, &mi->v[i], err);
     if (rc == 0 && link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       rc = crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
   }
-  crt_mountinfo_free(&mi);
+  crt_mountinfo_free(&read_here);
   crt_proc_cgroup_free(ours.v, ours.n);
   if (rc == 0 && (flags & MS_RDONLY)) return remount_bind(c, tmp, flags, err);
   return rc;

@@ -152,7 +152,14 @@ static int push_mount(crt_mountinfo *mi, struct libmnt_fs *fs) {
   return e->root && e->target && e->fstype && e->fs_opts && e->optional ? 0 : -1;
 }
 
-int crt_mountinfo_read(crt_mountinfo *out, crt_err **err) {
+/* fstype NULL: every mount; else only its mounts below the directory under. */
+static bool wanted(struct libmnt_fs *fs, const char *fstype, const char *under) {
+  if (!fstype) return true;
+  const char *t = mnt_fs_get_fstype(fs), *mp = mnt_fs_get_target(fs);
+  return t && mp && !strcmp(t, fstype) && !strncmp(mp, under, strlen(under));
+}
+
+int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err) {
   *out = (crt_mountinfo){0};
   struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
   if (!tb) return crt_error(err, errno ? errno : EIO, "read /proc/self/mountinfo");
@@ -160,7 +167,8 @@ int crt_mountinfo_read(crt_mountinfo *out, crt_err **err) {
   out->v = calloc((size_t)mnt_table_get_nents(tb) + 1, sizeof *out->v);
   struct libmnt_fs *fs;
   int rc = it && out->v ? 0 : -1;
-  while (rc == 0 && mnt_table_next_fs(tb, it, &fs) == 0) rc = push_mount(out, fs);
+  while (rc == 0 && mnt_table_next_fs(tb, it, &fs) == 0)
+    if (wanted(fs, fstype, under)) rc = push_mount(out, fs);
   mnt_free_iter(it);
   mnt_unref_table(tb);
   if (rc < 0) {
@@ -169,6 +177,8 @@ int crt_mountinfo_read(crt_mountinfo *out, crt_err **err) {
   }
   return 0;
 }
+
+int crt_mountinfo_read(crt_mountinfo *out, crt_err **err) { return crt_mountinfo_read_type(out, NULL, NULL, err); }
 
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag) {
   size_t l = strlen(tag);

@@ -132,3 +132,33 @@ test_sysctl_mount_redirect() {
   assert_eq "$want" "$(printf '%s\n' "$out" | tail -n 1)" "ip_forward in the container"
   assert_eq "$host_fwd" "$(cat /proc/sys/net/ipv4/ip_forward)" "the host's ip_forward"
 }
+
+# The image's /sys/fs/cgroup (no sysfs mounted over /sys) is a symlink to a
+# host directory, or holds one such symlink per hierarchy name: the cgroup
+# mount follows neither out of the rootfs (its tmpfs is resolved inside the
+# rootfs, each hierarchy made and bound inside that fresh tmpfs:
+# src/linux/mounts.c cgroup_v1, v1_target), and every hierarchy is there.
+# 34578ba passes this too: it guards the trimmed per-hierarchy syscalls.
+test_cgroup_mount_symlinks_stay_in_rootfs() {
+  [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ] || return 0
+  local names; names=$(findmnt -rn -t cgroup -o TARGET | sed -n 's|^/sys/fs/cgroup/||p' | sort)
+  [ -n "$names" ] || return 0
+  local script n kind
+  script="for n in $(echo $names); do [ -f /sys/fs/cgroup/\$n/tasks ] && echo \$n; done"
+  mkdir -p "$T/outside"
+  for kind in dir each; do
+    make_bundle "$T/$kind" sh -c "$script"
+    bundle_edit "$T/$kind" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/sys']"
+    mkdir -p "$T/$kind/rootfs/sys/fs"
+    if [ $kind = dir ]; then
+      ln -s "$T/outside" "$T/$kind/rootfs/sys/fs/cgroup"
+    else
+      mkdir "$T/$kind/rootfs/sys/fs/cgroup"
+      for n in $names; do ln -s "$T/outside/$n" "$T/$kind/rootfs/sys/fs/cgroup/$n"; done
+    fi
+    out=$(crt run -b "$T/$kind" "$(new_id)" </dev/null 2>"$T/$kind.err"); rc=$?
+    assert_eq 0 "$rc" "$kind: run: $(cat "$T/$kind.err")"
+    assert_eq "$names" "$(printf '%s\n' "$out" | sort)" "$kind: hierarchies in the container"
+    assert_eq "" "$(ls -A "$T/outside")" "$kind: the host directory behind the symlinks"
+  done
+}
