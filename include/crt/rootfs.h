@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "crt/error.h"
-#include "crt/procinfo.h"
 #include "crt/spec.h"
 
 typedef struct {
@@ -20,8 +19,8 @@ typedef struct {
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
   const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind
                                source opened with its credentials), or -1 (may be NULL) */
-  const crt_mountinfo *cgroup_v1_mounts; /* the host's v1 hierarchies (crt_cgroup_v1_mounts_read), read by
-                                          * the runtime before the clone; NULL: the cgroup mount reads them */
+  struct crt_v1_mounts_reader *cgroup_v1_reader; /* the host's v1 hierarchies being read by a thread
+                                                  * (crt/mounts.h); NULL: the cgroup mount reads them */
 } crt_rootfs_config;
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations

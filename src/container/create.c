@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,47 +96,6 @@ static bool needs_two_stage(const crt_spec *spec) {
 static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
   const crt_namespace *ns = crt_spec_namespace(spec, t);
   return ns && !ns->path;
-}
-
-/* ---- the v1 cgroup mount's snapshot of mountinfo ---- */
-
-static void *v1_mounts_read(void *arg) {
-  crt_v1_snapshot *v = arg;
-  v->rc = crt_cgroup_v1_mounts_read(&v->mi, &v->err);
-  return NULL;
-}
-
-/* Reading mountinfo loads libmount (~0.35 ms) and parses the table: a
- * thread does it while the state dir is made, instead of the init on its
- * critical path.  Only where the init's mount namespace is a copy of ours
- * made by the clone itself (so the snapshot is what the init would read):
- * otherwise, or when the thread cannot start, the init reads it. */
-static void v1_mounts_start(init_ctx *c) {
-  const crt_spec *spec = c->spec;
-  if (!new_ns(spec, CRT_NS_MOUNT) || needs_two_stage(spec) || !crt_cgroup_v1_mount_wanted(spec)) return;
-  int e = pthread_create(&c->v1_mounts.tid, NULL, v1_mounts_read, &c->v1_mounts);
-  if (e) crt_debug("cgroup v1 mounts: no reader thread (%s): the init reads them", strerror(e));
-  c->v1_mounts.running = e == 0;
-}
-
-/* Before any fork or clone: a thread holding a lock (malloc's, the dynamic
- * loader's) at the clone would leave it held in the child forever. */
-static int v1_mounts_join(init_ctx *c, crt_err **err) {
-  crt_v1_snapshot *v = &c->v1_mounts;
-  if (!v->running) return 0;
-  pthread_join(v->tid, NULL);
-  v->running = false;
-  if (v->rc < 0) return crt_err_move(err, &v->err);
-  v->ready = true;
-  return 0;
-}
-
-/* The end of create: the thread joined if an error came first (undo_create
- * may fork), the snapshot freed (the init has its copy). */
-static void v1_mounts_discard(init_ctx *c) {
-  cleanup_err crt_err *unused = NULL;
-  v1_mounts_join(c, &unused);
-  crt_mountinfo_free(&c->v1_mounts.mi);
 }
 
 static char *abs_path(const char *base, const char *p) {
@@ -486,11 +444,9 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
 
 /* Stage 6: the init cloned, state.json naming it. */
 static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
-  /* crt_idmap_prepare forks; the cgroup is prepared beside the reader */
-  if (c->new_userns && v1_mounts_join(c, err) < 0) return -1;
   if (c->new_userns && crt_idmap_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
   if (c->new_userns && crt_bind_sources_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
-  if (prepare_cgroup(c, s, err) < 0 || v1_mounts_join(c, err) < 0) return -1;
+  if (prepare_cgroup(c, s, err) < 0) return -1;
   c->cgroup_path = s->cgroup_path;
   c->state = s;
   int cs = *child_sync;
@@ -592,7 +548,6 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   c.rootfs = rootfs;
   if (netns_ahead_wanted(&c)) crt_netns_ahead_start(&c.netns_ahead); /* else (or failed): cloned as usual */
   CRT_STAGE(&st, "config loaded");
-  v1_mounts_start(&c);
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
@@ -611,7 +566,6 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   ours_tty = -1;
   rc = 0;
 out:
-  v1_mounts_discard(&c);
   if (rc < 0) {
     crt_error_wrap(err, "create %s", o->id);
     if (dir[0]) undo_create(dir, s, spec);

@@ -86,7 +86,7 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
 
 /* Stage 1: root in the user namespace, in the cgroup (and its namespace).
  * Returns the cgroup path the mounts use. */
-static char *init_enter(init_ctx *c, crt_sync_msg *m) {
+static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_reader) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   /* fails only for an invalid signal.  The runtime cannot have died before
@@ -106,6 +106,10 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   /* v1: into the prepared cgroup by ourselves, first thing (the host's
    * cgroupfs files, closed right after) */
   CHILD_TRY(r, crt_cgroup_tasks_join(&c->cg_tasks, &err));
+  /* The v1 cgroup mount's hierarchies, read beside the mounts before it
+   * (after the tasks join, which moves this thread alone; with a user
+   * namespace only once root in it, below). */
+  if (v1_reader && !c->new_userns) crt_v1_mounts_reader_start(v1_reader);
   if (c->new_userns) {
     CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
@@ -128,6 +132,7 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
     crt_error(&err, errno, "unshare cgroup namespace");
     crt_child_fail(r, err);
   }
+  if (v1_reader && c->new_userns) crt_v1_mounts_reader_start(v1_reader);
   return cgroup_path;
 }
 
@@ -156,6 +161,8 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_child_fail(r, err);
   }
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
+  /* single-threaded again before anything forks or pivots */
+  crt_v1_mounts_reader_end(rc->cgroup_v1_reader);
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc->idmap_fds = c->idmap_fds = NULL;
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
@@ -266,17 +273,18 @@ static void init_main(init_ctx *c) {
   /* crt_clone_into set born_in_cgroup in this copy of c: in the cgroup2
    * cgroup; on pure v1 there is none, and we join the v1 ones ourselves */
   c->born_in_cgroup = c->cgroup_made && (c->born_in_cgroup || (c->cgroup_fd < 0 && c->v1_self_joined));
+  /* Without a mount namespace nothing may be mounted (it would be the
+   * host's): the process is only chrooted into root.path, as in runc. */
+  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
+  crt_v1_mounts_reader v1_reader = {0};
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
-                          .cgroup_path = init_enter(c, m),
+                          .cgroup_path = init_enter(c, m, mntns && crt_cgroup_v1_mount_wanted(spec) ? &v1_reader : NULL),
                           .idmap_fds = c->idmap_fds,
-                          .cgroup_v1_mounts = c->v1_mounts.ready ? &c->v1_mounts.mi : NULL};
+                          .cgroup_v1_reader = &v1_reader};
   CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
-  /* Without a mount namespace nothing may be mounted (it would be the
-   * host's): the process is only chrooted into root.path, as in runc. */
-  bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
   init_mount(c, &rc, mntns, m);
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;

@@ -2,7 +2,6 @@
 #ifndef CRT_CONTAINER_INIT_H
 #define CRT_CONTAINER_INIT_H
 
-#include <pthread.h>
 #include <stdbool.h>
 
 #include "crt/namespaces.h"
@@ -10,21 +9,8 @@
 #include "crt/create.h"
 #include "crt/state.h"
 #include "crt/log.h"
-#include "crt/procinfo.h"
 #include "crt/spec.h"
 #include "finalize.h"
-
-/* The host's v1 hierarchies for a "cgroup" mount (crt_cgroup_v1_mounts_read),
- * read by a thread of the runtime while it sets up the state dir, joined
- * before anything forks; the init inherits the snapshot. */
-typedef struct {
-  pthread_t tid;
-  bool running; /* started, not joined yet */
-  bool ready;   /* joined: mi holds the snapshot */
-  int rc;
-  crt_mountinfo mi;
-  crt_err *err; /* the thread's, when rc < 0 */
-} crt_v1_snapshot;
 
 /* What the init knows of its create, made by the runtime side before the
  * clone. */
@@ -54,7 +40,6 @@ typedef struct init_ctx {
   bool new_mntns;
   bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into); see init_main */
   crt_stages *stages;  /* --debug timings: the runtime's, in the init its own */
-  crt_v1_snapshot v1_mounts;
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

@@ -16,11 +16,11 @@ ld_files() {
 # libpcre2); `features` (its option map), --no-pivot (mountinfo) and a
 # cgroup mount on a v1 host (the host's hierarchies, from mountinfo, whose
 # one reader is libmount: src/linux/procinfo.c) load it when they need it,
-# and work.  The v1 cgroup mount's mountinfo is read by the runtime before
-# the clone (a thread of create: src/container/create.c v1_mounts_start),
-# so the init, on the critical path, does not load libmount.  The v1
-# cgroup mount is left out of the hot-path bundles: on cgroup v2 hosts it
-# needs no mountinfo.
+# and work.  The v1 cgroup mount's mountinfo is read by a thread of the
+# container's init (crt_v1_mounts_reader) beside its first mounts; the
+# runtime does not load libmount (mapped there it costs create's peak RSS
+# 0.85 MB).  The v1 cgroup mount is left out of the hot-path bundles: on
+# cgroup v2 hosts it needs no mountinfo.
 test_hot_paths_do_not_load_libmount() {
   is_crt || return 0
   make_bundle "$T/c" sleep 100
@@ -28,8 +28,8 @@ test_hot_paths_do_not_load_libmount() {
   ld_files crt run -d -b "$T/c" "$(new_id)"; assert_eq 0 "$rc" "run -d with a cgroup mount"
   if [ $v1 = 1 ]; then
     assert_contains "$out" "file=libmount.so.1" "the v1 cgroup mount (mountinfo)"
-    # the runtime loads it, not the container's init (pid 1 of its namespace)
-    assert_not_contains "$(cat "$T"/ld/ld.* | grep 'file=libmount' | grep '^ *1:')" "libmount" "in the init"
+    # only the container's init (pid 1 of its namespace), not the runtime
+    assert_not_contains "$(cat "$T"/ld/ld.* | grep 'file=libmount' | grep -v '^ *1:')" "libmount" "outside the init"
   fi
   make_bundle "$T/b" sleep 100
   bundle_edit "$T/b" "c['mounts']=[m for m in c['mounts'] if m['type']!='cgroup']"
