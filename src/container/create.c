@@ -470,14 +470,21 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   return 0;
 }
 
-static void close_ctx(init_ctx *c) {
-  if (c->sync >= 0) close(c->sync);
-  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+/* The network namespace's thread joined and its namespace dropped, if
+ * create failed before the clone: first thing, before undo_create, which
+ * may fork (never with a second thread alive). */
+static void drop_netns_ahead(init_ctx *c) {
   if (c->netns_ahead.started) {
     cleanup_err crt_err *e = NULL;
     c->netns_fd = crt_netns_ahead_take(&c->netns_ahead, &e);
   }
   if (c->netns_fd >= 0) close(c->netns_fd);
+  c->netns_fd = -1;
+}
+
+static void close_ctx(init_ctx *c) {
+  if (c->sync >= 0) close(c->sync);
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   if (c->fifo >= 0) close(c->fifo);
@@ -566,6 +573,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   ours_tty = -1;
   rc = 0;
 out:
+  drop_netns_ahead(&c);
   if (rc < 0) {
     crt_error_wrap(err, "create %s", o->id);
     if (dir[0]) undo_create(dir, s, spec);
