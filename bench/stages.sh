@@ -49,14 +49,14 @@ acc = {}
 for cmd in ("run", "exec"):
     for b, path in builds.items():
         if cmd == "exec":
-            subprocess.run([path, "--root", "%s/r-%s" % (w, b), "run", "-d", "-b", w + "/s", "sl"], check=True,
+            subprocess.run([path, "--root", "%s/r-%s" % (w, b), "run", "-d", "-b", w + "/s", "sl-" + b], check=True,
                            stdout=subprocess.DEVNULL)
     for i in range(n + 2):
         for b, path in builds.items():
             seq += 1
             root = "%s/r-%s" % (w, b)
             argv = [path, "--root", root, "--debug"] + (
-                ["run", "-b", w + "/b", "st%d" % seq] if cmd == "run" else ["exec", "sl", "/bin/true"])
+                ["run", "-b", w + "/b", "st%d" % seq] if cmd == "run" else ["exec", "sl-" + b, "/bin/true"])
             wall, got = run(b, argv)
             if i < 2:
                 continue
@@ -66,7 +66,7 @@ for cmd in ("run", "exec"):
                 a.setdefault(k, []).append(v)
     for b, path in builds.items():
         if cmd == "exec":
-            subprocess.run([path, "--root", "%s/r-%s" % (w, b), "delete", "-f", "sl"], check=True)
+            subprocess.run([path, "--root", "%s/r-%s" % (w, b), "delete", "-f", "sl-" + b], check=True)
 
 for cmd, per in acc.items():
     keys = []

@@ -15,12 +15,11 @@
  *   filter, join (rootless v1,
  *   systemd, or clone3 fallback),
  *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
- *                                   mounts (born in the cgroup: all this
+ *   make exec.fifo                  mounts (born in the cgroup: all this
  *                                   while the parent configures it, and
  *                                   CGROUP_DONE is awaited here)
  *            <-------------------- PRESTART
  *   prestart + createRuntime hooks
- *   make exec.fifo
  *   PRESTART_DONE + the FIFO -----> createContainer hooks, pivot_root,
  *   copy config.json to the state   terminal, masked paths, user, caps
  *   dir
@@ -278,13 +277,13 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   crt_test_point("create:cgroup");
   if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
   CRT_STAGE(c->stages, "cgroup joined and configured");
+  /* made while the init mounts; it goes with PRESTART_DONE */
+  if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
-  /* The exec FIFO, made while the init mounted, goes with the message. */
-  if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0 ||
-      tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err) < 0)
+  if (tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err) < 0)
     return -1;
   /* The copy later commands read, and the temp file of the state saved
    * with READY, made while the init enters its root and sets the process
