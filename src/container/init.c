@@ -106,10 +106,6 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_r
   /* v1: into the prepared cgroup by ourselves, first thing (the host's
    * cgroupfs files, closed right after) */
   CHILD_TRY(r, crt_cgroup_tasks_join(&c->cg_tasks, &err));
-  /* The v1 cgroup mount's hierarchies, read beside the mounts before it
-   * (after the tasks join, which moves this thread alone; with a user
-   * namespace only once root in it, below). */
-  if (v1_reader && !c->new_userns) crt_v1_mounts_reader_start(v1_reader);
   if (c->new_userns) {
     CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
@@ -132,7 +128,11 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_r
     crt_error(&err, errno, "unshare cgroup namespace");
     crt_child_fail(r, err);
   }
-  if (v1_reader && c->new_userns) crt_v1_mounts_reader_start(v1_reader);
+  /* The v1 cgroup mount's hierarchies, read beside the mounts before it:
+   * started once this thread is in its cgroup (a v1 tasks write moves the
+   * writer alone), root in its user namespace and in its cgroup namespace,
+   * so that the reader sees what this thread would. */
+  if (v1_reader) crt_v1_mounts_reader_start(v1_reader);
   return cgroup_path;
 }
 
