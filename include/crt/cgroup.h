@@ -123,6 +123,9 @@ int crt_cgroup_kill(const char *path, int sig, crt_err **err);
 
 /* Freezes/thaws and waits until the state is reached. */
 int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err);
+/* The directory of the freezer's hierarchy (v1) or of the cgroup2 mount
+ * (malloc'd; NULL when out of memory): where is_frozen reads. */
+char *crt_cgroup_freezer_root(void);
 /* 1 frozen, 0 not, < 0 error (no freezer: 0). */
 int crt_cgroup_is_frozen(const char *path);
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crt/cgroup.h"
 #include "crt/cli.h"
+#include "crt/fs.h"
 #include "crt/state.h"
 #include "crt/log.h"
 
@@ -99,44 +102,116 @@ static void table_free(list_table *t) {
   free(t->rows);
 }
 
-/* The owner column: the state directory's owner, as runc shows it. */
-/* The owner's name; the last one is kept, since a list's containers
- * mostly share one (getpwuid reads /etc/passwd each time). */
-static void owner_of(const char *dir, char *buf, size_t len) {
+/* The owner column: the state directory's owner, as runc shows it; the
+ * last name is kept, since a list's containers mostly share one (getpwuid
+ * reads /etc/passwd each time). */
+static void owner_name(uid_t uid, char *buf, size_t len) {
   static uid_t last_uid = (uid_t)-1;
   static char last_name[64];
-  struct stat sb;
-  snprintf(buf, len, "root");
-  if (stat(dir, &sb) != 0) return;
-  if (sb.st_uid != last_uid) {
-    struct passwd *pw = getpwuid(sb.st_uid);
+  if (uid != last_uid) {
+    struct passwd *pw = getpwuid(uid);
     if (pw) snprintf(last_name, sizeof last_name, "%s", pw->pw_name);
-    else snprintf(last_name, sizeof last_name, "#%u", sb.st_uid);
-    last_uid = sb.st_uid;
+    else snprintf(last_name, sizeof last_name, "#%u", uid);
+    last_uid = uid;
   }
   snprintf(buf, len, "%s", last_name);
 }
 
-/* One container: its id (quiet), its state JSON, or a table row. */
-static void list_one(const crt_state *s, bool json, bool quiet, bool first, list_table *t) {
+/* One container as probed: its state (NULL: none, being created or
+ * deleted right now), status and owner. */
+typedef struct {
+  crt_state *s;
+  enum crt_status st;
+  bool owner_known;
+  uid_t owner;
+} list_entry;
+
+static void probe(const char *name, bool quiet, list_entry *e) {
+  cleanup_err crt_err *err = NULL;
+  if (crt_state_load(crt_g.root, name, &e->s, &err) < 0) {
+    e->s = NULL;
+    return;
+  }
   /* -q prints every container whose state loads, whatever its status
    * (runc's too): the init check is not needed for it. */
+  if (quiet) return;
+  e->st = crt_state_status(e->s);
+  struct stat sb;
+  e->owner_known = crt_anchored_stat(e->s->dir, &sb) == 0;
+  e->owner = sb.st_uid;
+}
+
+typedef struct {
+  char **names;
+  list_entry *entries;
+  size_t from, to;
+  bool quiet;
+} probe_range;
+
+static void anchor_dirs(void);
+static void *probe_all(void *arg) {
+  probe_range *r = arg;
+  /* each thread its own: threads sharing one fd bounce its count */
+  if (r->to - r->from > 1 && !r->quiet) anchor_dirs();
+  for (size_t i = r->from; i < r->to; i++) probe(r->names[i], r->quiet, &r->entries[i]);
+  crt_anchors_drop();
+  return NULL;
+}
+
+/* A container's status costs ~45 us of system calls on files no other
+ * container shares (its state dir, /proc/PID, its cgroup), all CPU: with
+ * many containers they are probed on one thread per CPU (at most 4), in
+ * slices, and printed in order after.  Every probe runs the same checks. */
+enum { PROBES_PER_THREAD = 32, MAX_PROBE_THREADS = 4 };
+static void probe_list(char **names, size_t n, bool quiet, list_entry *entries) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t k = n / PROBES_PER_THREAD;
+  if (cpus > 0 && k > (size_t)cpus) k = (size_t)cpus;
+  if (k > MAX_PROBE_THREADS) k = MAX_PROBE_THREADS;
+  if (k < 1) k = 1;
+  probe_range r[MAX_PROBE_THREADS];
+  pthread_t tid[MAX_PROBE_THREADS];
+  bool started[MAX_PROBE_THREADS] = {false};
+  for (size_t t = 0; t < k; t++) {
+    r[t] = (probe_range){names, entries, n * t / k, n * (t + 1) / k, quiet};
+    /* slice 0 is this thread's; a thread that fails to start is too */
+    if (t > 0) started[t] = pthread_create(&tid[t], NULL, probe_all, &r[t]) == 0;
+  }
+  probe_all(&r[0]);
+  for (size_t t = 1; t < k; t++) {
+    if (started[t]) pthread_join(tid[t], NULL);
+    else probe_all(&r[t]);
+  }
+}
+
+/* One container: its id (quiet), its state JSON, or a table row. */
+static void list_one(const list_entry *e, bool json, bool quiet, bool first, list_table *t) {
+  const crt_state *s = e->s;
   if (quiet) {
     printf("%s\n", s->id);
     return;
   }
-  enum crt_status st = crt_state_status(s);
   if (json) {
-    char *j = crt_state_json(s, st, false);
+    char *j = crt_state_json(s, e->st, false);
     printf("%s%s", first ? "" : ",", j);
     free(j);
   } else {
-    char owner[64], pid[24];
-    owner_of(s->dir, owner, sizeof owner);
-    snprintf(pid, sizeof pid, "%d", st == CRT_STATUS_STOPPED ? 0 : s->pid);
-    const char *cells[NCOL] = {s->id, pid, crt_status_name(st), s->bundle, s->created, owner};
+    char owner[64] = "root", pid[24];
+    if (e->owner_known) owner_name(e->owner, owner, sizeof owner);
+    snprintf(pid, sizeof pid, "%d", e->st == CRT_STATUS_STOPPED ? 0 : s->pid);
+    const char *cells[NCOL] = {s->id, pid, crt_status_name(e->st), s->bundle, s->created, owner};
     table_add(t, cells);
   }
+}
+
+/* Every container's status reads its state dir, /proc/PID and its
+ * freezer file: paths under these are opened relative to them (list
+ * starts no process, so these fds reach no container). */
+static void anchor_dirs(void) {
+  crt_anchor_dir(crt_g.root);
+  crt_anchor_dir("/proc");
+  cleanup_free char *freezer = crt_cgroup_freezer_root();
+  crt_anchor_dir(freezer);
 }
 
 static int list_parse(int argc, char **argv, const char **format, bool *quiet) {
@@ -172,18 +247,18 @@ int crt_cmd_list(int argc, char **argv) {
   if (!t.rows) n = 0;
   static const char *const head[NCOL] = {"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"};
   table_add(&t, head);
+  list_entry *entries = calloc(n ? n : 1, sizeof *entries);
+  size_t shown = entries ? n : 0;
+  probe_list(names, shown, quiet, entries);
   if (json && !quiet) printf("[");
   bool first = true;
-  for (size_t i = 0; i < n; i++) {
-    crt_state *s = NULL;
-    cleanup_err crt_err *lerr = NULL;
-    /* an error: being created or deleted right now */
-    if (crt_state_load(crt_g.root, names[i], &s, &lerr) == 0) {
-      list_one(s, json, quiet, first, &t);
-      first = false;
-      crt_state_free(s);
-    }
+  for (size_t i = 0; i < shown; i++) {
+    if (!entries[i].s) continue;
+    list_one(&entries[i], json, quiet, first, &t);
+    first = false;
+    crt_state_free(entries[i].s);
   }
+  free(entries);
   if (json && !quiet) printf("]\n");
   if (!quiet && !json) table_print(&t);
   table_free(&t);

@@ -26,7 +26,7 @@ static int exe_id(pid_t pid, char *buf, size_t len) {
   char path[64];
   struct stat st;
   snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-  if (stat(path, &st) < 0) return -1;
+  if (crt_anchored_stat(path, &st) < 0) return -1;
   snprintf(buf, len, "%llu %llu\n", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
   return 0;
 }
@@ -172,5 +172,5 @@ bool crt_exec_fifo_exists(const char *dir) {
   char fifo[PATH_MAX];
   struct stat st;
   fifo_path(dir, fifo, sizeof fifo);
-  return stat(fifo, &st) == 0;
+  return crt_anchored_stat(fifo, &st) == 0;
 }

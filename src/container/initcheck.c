@@ -31,12 +31,13 @@ static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
  * for one read) is asked again the full way, which tells "not in it" from
  * "cannot tell".  Where cpuset is not the container's (a cgroup2 tree
  * without the controller, cpuset not mounted) its first miss ends the
- * shortcut for the rest of this process (`list`'s other containers). */
+ * shortcut for the rest of this process (`list`'s other containers, which
+ * it probes on several threads). */
 static int in_cgroup(const crt_state *s) {
   static bool cpuset_misses;
-  if (!cpuset_misses) {
+  if (!__atomic_load_n(&cpuset_misses, __ATOMIC_RELAXED)) {
     if (crt_proc_cpuset_under(s->pid, s->cgroup_path) == 1) return 1;
-    cpuset_misses = true;
+    __atomic_store_n(&cpuset_misses, true, __ATOMIC_RELAXED);
   }
   if (crt_proc_cgroup_under(s->pid, s->cgroup_path) == 1) return 1;
   return crt_cgroup_has_pid(s->cgroup_path, s->pid);

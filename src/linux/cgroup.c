@@ -467,6 +467,11 @@ int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err) {
   return crt_error(err, ETIMEDOUT, "cgroup: %s %s", freeze ? "freeze" : "thaw", dir);
 }
 
+char *crt_cgroup_freezer_root(void) {
+  const cg_driver *d = cg_drv();
+  return d->freezer_dir(d, "");
+}
+
 int crt_cgroup_is_frozen(const char *path) {
   if (!path || !*path) return 0;
   const cg_driver *d = cg_drv();

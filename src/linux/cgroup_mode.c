@@ -63,11 +63,13 @@ enum crt_cgroup_mode crt_cgroup_mode(void) {
 #endif
   /* The host's layout does not change under one crt process, and the
    * containers' mount namespaces are entered only by children. */
-  static int cached = -1;
-  if (cached < 0) {
-    if (is_cgroup2("/sys/fs/cgroup")) cached = CRT_CGROUP_MODE_V2;
-    else if (is_cgroup2("/sys/fs/cgroup/unified")) cached = CRT_CGROUP_MODE_HYBRID;
-    else cached = CRT_CGROUP_MODE_V1;
+  static int cached = -1; /* atomic: `list` probes on several threads */
+  int mode = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (mode < 0) {
+    if (is_cgroup2("/sys/fs/cgroup")) mode = CRT_CGROUP_MODE_V2;
+    else if (is_cgroup2("/sys/fs/cgroup/unified")) mode = CRT_CGROUP_MODE_HYBRID;
+    else mode = CRT_CGROUP_MODE_V1;
+    __atomic_store_n(&cached, mode, __ATOMIC_RELAXED);
   }
-  return (enum crt_cgroup_mode)cached;
+  return (enum crt_cgroup_mode)mode;
 }

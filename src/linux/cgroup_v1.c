@@ -2,6 +2,7 @@
  * drivers. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -77,14 +78,20 @@ static char **strv_dup(char *const *v) {
 char **cg_v1_hierarchies(void) {
   static char **cached;
   static char cached_root[PATH_MAX];
+  /* `list` probes its containers on several threads */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&lock);
   if (!cached || strcmp(cached_root, cg_root()) != 0) {
     char **v = detect_hierarchies();
-    if (!v) return NULL;
-    cg_strv_free(cached);
-    cached = v;
-    snprintf(cached_root, sizeof cached_root, "%s", cg_root());
+    if (v) {
+      cg_strv_free(cached);
+      cached = v;
+      snprintf(cached_root, sizeof cached_root, "%s", cg_root());
+    }
   }
-  return strv_dup(cached);
+  char **out = cached && !strcmp(cached_root, cg_root()) ? strv_dup(cached) : NULL;
+  pthread_mutex_unlock(&lock);
+  return out;
 }
 
 static char *ctrl_dir(const char *ctrl, const char *path) {

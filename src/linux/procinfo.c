@@ -60,7 +60,7 @@ ssize_t crt_read_small(const char *path, char *buf, size_t len) {
     errno = EINVAL;
     return -1;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = crt_anchored_open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   ssize_t n;
   do n = read(fd, buf, len - 1);
@@ -192,12 +192,7 @@ uint64_t crt_proc_start_time(pid_t pid, bool *zombie) {
   if (zombie) *zombie = false;
   if (pid <= 0) return 0;
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
+  if (crt_read_small(path, buf, sizeof buf) <= 0) return 0;
   /* comm may contain spaces and parentheses: parse after the last ')'. */
   char *p = strrchr(buf, ')');
   if (!p || p[1] != ' ') return 0;

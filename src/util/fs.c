@@ -260,3 +260,58 @@ ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd) {
   while (r < 0 && errno == EINTR);
   return r;
 }
+
+/* A few anchors: list's state root, /proc and the freezer hierarchy;
+ * per thread (list probes on several). */
+enum { MAX_ANCHORS = 4 };
+static __thread struct {
+  char *dir;
+  size_t len;
+  int fd;
+} anchors[MAX_ANCHORS];
+static __thread size_t n_anchors;
+
+void crt_anchor_dir(const char *dir) {
+  size_t len = dir ? strlen(dir) : 0;
+  while (len > 1 && dir[len - 1] == '/') len--;
+  /* "/" or "" gains nothing; a failed open only loses the shortcut */
+  if (len < 2 || dir[0] != '/' || n_anchors == MAX_ANCHORS) return;
+  int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char *copy = fd < 0 ? NULL : strndup(dir, len);
+  if (!copy) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  anchors[n_anchors++] = (typeof(anchors[0])){copy, len, fd};
+}
+
+void crt_anchors_drop(void) {
+  for (size_t i = 0; i < n_anchors; i++) {
+    close(anchors[i].fd);
+    free(anchors[i].dir);
+  }
+  n_anchors = 0;
+}
+
+/* The anchor path is under (the longest), with *rest its remainder. */
+static int anchor_for(const char *path, const char **rest) {
+  int best = -1;
+  for (size_t i = 0; i < n_anchors; i++)
+    if (strncmp(path, anchors[i].dir, anchors[i].len) == 0 && path[anchors[i].len] == '/' &&
+        path[anchors[i].len + 1] && (best < 0 || anchors[i].len > anchors[best].len))
+      best = (int)i;
+  if (best >= 0) *rest = path + anchors[best].len + 1;
+  return best < 0 ? AT_FDCWD : anchors[best].fd;
+}
+
+int crt_anchored_open(const char *path, int flags) {
+  const char *rest = path;
+  int dirfd = anchor_for(path, &rest);
+  return openat(dirfd, rest, flags);
+}
+
+int crt_anchored_stat(const char *path, struct stat *st) {
+  const char *rest = path;
+  int dirfd = anchor_for(path, &rest);
+  return fstatat(dirfd, rest, st, 0);
+}

@@ -107,3 +107,88 @@ test_list_big_state() {
   assert_eq 20000 "$(crt state "$id" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["annotations"]["org.test.big"]))')" "annotation"
   crt delete -f "$id" || fail "delete -f"
 }
+
+# Enough containers that crt probes them on several threads (one per CPU,
+# 32 or more each): every status still matches `state`'s, in name order,
+# in the table, the json and -q; a half-made state dir is skipped; a
+# forged rescue file reads as stopped wherever it falls.  crt: the probe
+# threads exist (2+ CPUs), and the ASan build lists them leak-free.
+test_list_many_containers() {
+  make_bundle "$T/b" sleep 1000
+  make_bundle "$T/t" true
+  local ids=() i id
+  for i in $(seq 1 70); do
+    id=$(new_id)-$i
+    ids+=("$id")
+    crt create --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create $i"
+  done
+  local run=$(new_id)-run stop=$(new_id)-stop pau=$(new_id)-pau
+  crt run -d --bundle "$T/b" "$run" </dev/null >/dev/null 2>&1 || fail "run -d"
+  crt run -d --bundle "$T/b" "$pau" </dev/null >/dev/null 2>&1 || fail "run -d (to pause)"
+  crt pause "$pau" || fail "pause"
+  crt run -d --bundle "$T/t" "$stop" </dev/null >/dev/null 2>&1 || fail "run -d true"
+  wait_eval "[ \"\$(state_field $stop status)\" = stopped ]" || fail "$stop never stopped"
+  ids+=("$run" "$stop" "$pau")
+  local init40; init40=$(state_field "${ids[40]}" pid)
+  if is_crt; then
+    mkdir "$CRT_ROOT/$(new_id)-half" || fail "half-made dir"
+    rescue_pid "${ids[40]}" 1
+  fi
+  # every container's state, then list's view of all of them
+  for id in "${ids[@]}"; do crt state "$id" || fail "state $id"; done >"$T/states" 2>&1
+  crt list --format json >"$T/list.json" || fail "list --format json"
+  crt list >"$T/list.table" || fail "list"
+  crt list -q >"$T/list.q" || fail "list -q"
+  python3 - "$T" "${ids[@]}" <<'PY' || fail "list disagrees with state: $(cat "$T/why")"
+import json, sys
+t, ids = sys.argv[1], sys.argv[2:]
+why = open(t + "/why", "w")
+dec, text, states = json.JSONDecoder(), open(t + "/states").read(), {}
+pos = 0
+while pos < len(text):
+    while pos < len(text) and text[pos].isspace(): pos += 1
+    if pos == len(text): break
+    s, pos = dec.raw_decode(text, pos)
+    states[s["id"]] = s
+listed = json.load(open(t + "/list.json"))
+rows = [l.split() for l in open(t + "/list.table").read().splitlines()[1:]]
+quiet = open(t + "/list.q").read().split()
+ok = True
+def bad(m):
+    global ok
+    ok = False
+    print(m, file=why)
+if [c["id"] for c in listed] != sorted(ids): bad("json ids: %s" % [c["id"] for c in listed])
+if [r[0] for r in rows] != sorted(ids): bad("table ids: %s" % [r[0] for r in rows])
+if quiet != sorted(ids): bad("-q ids: %s" % quiet)
+for c in listed:
+    s = states[c["id"]]
+    if c["status"] != s["status"] or c["pid"] != s["pid"]: bad("json %s: %s/%s, state %s/%s" % (c["id"], c["status"], c["pid"], s["status"], s["pid"]))
+for r in rows:
+    s = states[r[0]]
+    pid = "0" if s["status"] == "stopped" else str(s["pid"])
+    if r[2] != s["status"] or r[1] != pid: bad("table %s: %s/%s, state %s/%s" % (r[0], r[2], r[1], s["status"], pid))
+for k, st in ((-3, "running"), (-2, "stopped"), (-1, "paused"), (0, "created")):
+    if states[ids[k]]["status"] != st: bad("%s is %s, not %s" % (ids[k], states[ids[k]]["status"], st))
+sys.exit(0 if ok else 1)
+PY
+  if is_crt; then
+    assert_eq stopped "$(state_field "${ids[40]}" status)" "a forged rescue file"
+    if [ "$(nproc)" -ge 2 ]; then
+      strace -f -qq -e trace=clone3 -o "$T/clone" "$CRT_BIN" --root "$CRT_ROOT" list >/dev/null 2>&1 || fail "strace list"
+      grep -q CLONE_THREAD "$T/clone" || fail "list of 73 probed on one thread: $(cat "$T/clone")"
+    fi
+    local asan=$REPO/build-asan/crt
+    if [ -x "$asan" ]; then
+      ASAN_OPTIONS=detect_leaks=1:exitcode=23 UBSAN_OPTIONS=halt_on_error=1:exitcode=23 \
+        "$asan" --root "$CRT_ROOT" list >"$T/asan.table" 2>"$T/asan.err" || fail "asan list: $(cat "$T/asan.err")"
+      [ ! -s "$T/asan.err" ] || fail "asan list: $(cat "$T/asan.err")"
+      cmp -s "$T/asan.table" "$T/list.table" || fail "asan list differs: $(diff "$T/asan.table" "$T/list.table")"
+    fi
+    rmdir "$CRT_ROOT"/*-half
+    rescue_pid "${ids[40]}" "$init40"
+  fi
+  crt resume "$pau" || fail "resume"
+  for id in "${ids[@]}"; do crt delete -f "$id" || fail "delete -f $id"; done
+  assert_eq "" "$(crt list -q)" "list -q after delete"
+}

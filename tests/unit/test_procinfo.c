@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -207,12 +208,76 @@ static void test_read_small(void **state) {
   rmdir(dir);
 }
 
+/* An anchored path is opened relative to the directory as it was opened:
+ * a rename after crt_anchor_dir does not change what it names; the
+ * longest anchor wins; a path only sharing the prefix is not under it;
+ * after crt_anchors_drop paths resolve from the root again. */
+static void test_anchored_paths(void **state) {
+  char d[] = "/tmp/crt-anchor.XXXXXX", p[PATH_MAX + 64], q[PATH_MAX + 64];
+  assert_non_null(mkdtemp(d));
+  crt_err *err = NULL;
+  snprintf(p, sizeof p, "%s/a", d);
+  assert_int_equal(mkdir(p, 0700), 0);
+  snprintf(p, sizeof p, "%s/a/f", d);
+  assert_int_equal(crt_write_file(p, "x", 1, 0600, &err), 0);
+  snprintf(p, sizeof p, "%sx", d); /* a sibling sharing the prefix */
+  assert_int_equal(mkdir(p, 0700), 0);
+  snprintf(p, sizeof p, "%sx/f", d);
+  assert_int_equal(crt_write_file(p, "y", 1, 0600, &err), 0);
+
+  snprintf(p, sizeof p, "%s/", d);
+  crt_anchor_dir(p);
+  snprintf(p, sizeof p, "%s/a", d);
+  crt_anchor_dir(p);
+  /* d/a moves to d/b, then d to d.moved: only the anchors still name them */
+  snprintf(p, sizeof p, "%s/a", d);
+  snprintf(q, sizeof q, "%s/b", d);
+  assert_int_equal(rename(p, q), 0);
+  snprintf(q, sizeof q, "%s.moved", d);
+  assert_int_equal(rename(d, q), 0);
+
+  char buf[8];
+  struct stat st;
+  snprintf(p, sizeof p, "%s/a/f", d);
+  int fd = crt_anchored_open(p, O_RDONLY | O_CLOEXEC);
+  assert_true(fd >= 0);
+  assert_int_equal(read(fd, buf, sizeof buf), 1);
+  assert_int_equal(buf[0], 'x');
+  close(fd);
+  assert_int_equal(crt_anchored_stat(p, &st), 0);
+  snprintf(p, sizeof p, "%s/b/f", d); /* under d: d/b */
+  assert_int_equal(crt_anchored_stat(p, &st), 0);
+  snprintf(p, sizeof p, "%sx/f", d);
+  fd = crt_anchored_open(p, O_RDONLY | O_CLOEXEC);
+  assert_true(fd >= 0);
+  assert_int_equal(read(fd, buf, sizeof buf), 1);
+  assert_int_equal(buf[0], 'y');
+  close(fd);
+
+  crt_anchors_drop();
+  snprintf(p, sizeof p, "%s/a/f", d);
+  assert_int_equal(crt_anchored_stat(p, &st), -1);
+  assert_int_equal(errno, ENOENT);
+
+  snprintf(p, sizeof p, "%s.moved/b/f", d);
+  unlink(p);
+  snprintf(p, sizeof p, "%s.moved/b", d);
+  rmdir(p);
+  snprintf(p, sizeof p, "%s.moved", d);
+  rmdir(p);
+  snprintf(p, sizeof p, "%sx/f", d);
+  unlink(p);
+  snprintf(p, sizeof p, "%sx", d);
+  rmdir(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_proc_cgroup_lines),
       cmocka_unit_test(test_proc_cgroup_under),
       cmocka_unit_test(test_proc_cpuset_under),
       cmocka_unit_test(test_read_small),
+      cmocka_unit_test(test_anchored_paths),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
