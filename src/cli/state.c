@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,14 +161,16 @@ static void *probe_all(void *arg) {
 
 /* A container's status costs ~45 us of system calls on files no other
  * container shares (its state dir, /proc/PID, its cgroup), all CPU: with
- * many containers they are probed on one thread per CPU (at most 4), in
+ * many containers they are probed on one thread per usable CPU (at most 4), in
  * slices, and printed in order after.  Every probe runs the same checks. */
 enum { PROBES_PER_THREAD = 32, MAX_PROBE_THREADS = 4 };
 static void probe_list(char **names, size_t n, bool quiet, list_entry *entries) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t k = n / PROBES_PER_THREAD;
-  if (cpus > 0 && k > (size_t)cpus) k = (size_t)cpus;
   if (k > MAX_PROBE_THREADS) k = MAX_PROBE_THREADS;
+  cpu_set_t cpus;
+  /* the CPUs this process may run on (taskset, a cpuset), not all online */
+  if (k > 1 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && (size_t)CPU_COUNT(&cpus) < k)
+    k = (size_t)CPU_COUNT(&cpus);
   if (k < 1) k = 1;
   probe_range r[MAX_PROBE_THREADS];
   pthread_t tid[MAX_PROBE_THREADS];
