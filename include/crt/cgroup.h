@@ -23,6 +23,8 @@ typedef struct {
   const crt_spec *spec;   /* linux.cgroupsPath and linux.resources */
   bool systemd;           /* --systemd-cgroup */
   bool rootless;          /* missing permission is not an error, only skipped */
+  bool v1_late;           /* v1, hybrid: crt_cgroup_prepare makes only what the clone needs (hybrid's
+                           * unified directory); the v1 hierarchies come after it, crt_cgroup_prepare_v1 */
 } crt_cgroup_config;
 
 /* Creates the cgroup (all hierarchies), applies linux.resources (including
@@ -43,7 +45,9 @@ int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
  * CLONE_INTO_CGROUP), resources follow with crt_cgroup_configure; on v1
  * and hybrid (as root) every hierarchy's directory with its resources and
  * devices, joined by the process itself through crt_cgroup_open_tasks (and
- * hybrid's unified one cloned into).  *fd: the cgroup2 directory, or -1. */
+ * hybrid's unified one cloned into); with cfg->v1_late, hybrid's unified
+ * one alone (the rest: crt_cgroup_prepare_v1).  *fd: the cgroup2
+ * directory, or -1. */
 enum crt_cgroup_prepared {
   CRT_CGROUP_NOT_PREPARED, /* systemd, rootless v1: crt_cgroup_enter after the clone */
   CRT_CGROUP_PREPARED,     /* made; *fd is its cgroup2 directory (or -1: none, or it could not be opened) */
@@ -55,6 +59,11 @@ int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_
  * (without --systemd-cgroup; on v1 and hybrid not rootless), so that
  * create saves the rescue state before it. */
 bool crt_cgroup_prepares(const crt_cgroup_config *cfg);
+/* Whether the v1 hierarchies can be made after the clone for cfg (v1 and
+ * hybrid where crt_cgroup_prepares): the runtime makes and configures them
+ * while the init does what needs no cgroup, and the init joins them by
+ * itself later (cfg->v1_late, docs/cgroups.md). */
+bool crt_cgroup_v1_late(const crt_cgroup_config *cfg);
 
 /* The `tasks` files of the container's cgroup on each v1 hierarchy, opened
  * for writing by the runtime before the clone, so that a process in a user
@@ -70,6 +79,12 @@ int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err);
 int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err);
 /* Closes the fds (the runtime's copies after the clone) and frees t. */
 void crt_cgroup_tasks_free(crt_cgroup_tasks *t);
+/* After a crt_cgroup_prepare with cfg->v1_late: every v1 hierarchy's
+ * directory with its resources and devices (what crt_cgroup_prepare makes
+ * otherwise), and their tasks files opened (crt_cgroup_open_tasks) for the
+ * process to join.  On failure, the directories this call made are
+ * removed; those crt_cgroup_prepare made are crt_cgroup_destroy's. */
+int crt_cgroup_prepare_v1(const crt_cgroup_config *cfg, const char *path, crt_cgroup_tasks *t, crt_err **err);
 
 /* Writes the resources and the device filter into a cgroup made by
  * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs

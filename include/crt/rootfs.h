@@ -21,6 +21,14 @@ typedef struct {
                                source opened with its credentials), or -1 (may be NULL) */
   struct crt_v1_mounts_reader *cgroup_v1_reader; /* the host's v1 hierarchies being read by a thread
                                                   * (crt/mounts.h); NULL: the cgroup mount reads them */
+  /* The init's late join of its v1 cgroup (init.c): called before the
+   * first mount whose result may depend on the caller's cgroup (any but
+   * proc, sysfs, tmpfs, devpts, mqueue and binds: a cgroup mount reads it,
+   * a device's filesystem opens the device) and before any device node is
+   * made, in any case; it returns at once after its first call.  NULL:
+   * none (in its cgroup already). */
+  int (*cgroup_join)(void *arg, crt_err **err);
+  void *cgroup_join_arg;
 } crt_rootfs_config;
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations

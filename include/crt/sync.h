@@ -22,13 +22,19 @@ enum crt_sync_type {
   CRT_SYNC_READY,          /* child -> parent: set up; it parks on the exec FIFO next (create) */
   CRT_SYNC_ERROR,          /* child -> parent: payload: message */
   CRT_SYNC_TTY_DONE,       /* parent -> child (exec -t foreground): master modes set */
+  CRT_SYNC_CGROUP_JOIN,    /* parent -> child (create, v1 made after the clone): the tasks file of
+                            * each v1 hierarchy attached; payload: their directories, one a line */
 };
 
 #define CRT_SYNC_MAX 65536
+/* fds one message may carry (CGROUP_JOIN: one per v1 hierarchy) */
+#define CRT_SYNC_MAX_FDS 32
 
 typedef struct {
   uint32_t type;
-  int fd;        /* received fd or -1 */
+  int fd;        /* received fd or -1 (the first of fds) */
+  int fds[CRT_SYNC_MAX_FDS];
+  size_t nfds;
   size_t len;
   char data[CRT_SYNC_MAX];
 } crt_sync_msg;
@@ -36,9 +42,12 @@ typedef struct {
 /* -1 with errno set when the message cannot be sent whole (EMSGSIZE for a
  * payload of CRT_SYNC_MAX bytes or more: never cut). */
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd);
+/* The same with n (at most CRT_SYNC_MAX_FDS) fds attached. */
+int crt_sync_send_fds(int sock, uint32_t type, const void *data, size_t len, const int *fds, size_t n);
 /* Receives one message; EOF is an error "init exited unexpectedly". */
 int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err);
-/* Receives and checks the type; an ERROR message becomes *err. */
+/* Receives and checks the type; an ERROR message becomes *err (the fds of
+ * a message of another type are closed). */
 int crt_sync_expect(int sock, uint32_t type, crt_sync_msg *m, crt_err **err);
 
 #endif

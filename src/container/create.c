@@ -4,12 +4,25 @@
  * message per step:
  *
  *   parent                          init
- *   [mkdir the cgroup, open it; v1
- *    and hybrid: with resources and
- *    devices, its tasks files open]
+ *   [mkdir the cgroup, open it (v2,
+ *    hybrid's unified one); v1 with
+ *    a user namespace or a shared
+ *    rootfsPropagation: all of it,
+ *    resources, devices, its tasks
+ *    files open]
  *   clone ------------------------> (in new namespaces; born in its cgroup2
  *                                   cgroup: clone3 CLONE_INTO_CGROUP; into
- *                                   the v1 ones by itself: "0" to tasks)
+ *                                   the v1 ones made before by itself:
+ *                                   "0" to tasks)
+ *   [v1 otherwise (v1_late): the    sysctl, hostname, the mounts that need
+ *    cgroup made and configured     no cgroup (proc, /dev, /dev/pts, /sys...)
+ *    now, its tasks files opened,
+ *    CGROUP_JOIN + those fds -----> awaited before the first mount that may
+ *                                   need the cgroup (cgroup, a device's
+ *                                   filesystem), the /dev nodes, PRESTART:
+ *                                   "0" to each, fds closed, unshare cgroup
+ *                                   ns; no CGROUP_DONE follows]
+ *   state.json (pid)
  *   write uid/gid maps, MAPS_DONE -> become root in the user ns
  *   cgroup: v2 resources, device
  *   filter, join (rootless v1,
@@ -43,6 +56,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,10 +175,12 @@ static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_state
   return (crt_cgroup_config){.id = s->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
 }
 
-/* One step's message to the init.  It fails when the init is gone: the
- * error the init sent before it exited is then the one to report. */
-static int tell_init_fd(init_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
-  if (crt_sync_send(c->sync, type, payload, payload ? strlen(payload) : 0, fd) == 0) return 0;
+/* One step's message to the init, with n fds.  It fails when the init is
+ * gone: the error the init sent before it exited is then the one to
+ * report. */
+static int tell_init_fds(init_ctx *c, uint32_t type, const char *payload, const int *fds, size_t n, const char *step,
+                         crt_err **err) {
+  if (crt_sync_send_fds(c->sync, type, payload, payload ? strlen(payload) : 0, fds, n) == 0) return 0;
   int e = errno;
   cleanup_free crt_sync_msg *m = NULL;
   /* the peer closed: recv returns what it queued, then EOF, never blocks */
@@ -173,6 +189,10 @@ static int tell_init_fd(init_ctx *c, uint32_t type, const char *payload, int fd,
     if (crt_sync_recv(c->sync, m, &rerr) == 0 && m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
   }
   return crt_error(err, e, "%s", step);
+}
+
+static int tell_init_fd(init_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
+  return tell_init_fds(c, type, payload, &fd, fd >= 0 ? 1 : 0, step, err);
 }
 
 static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
@@ -221,6 +241,41 @@ static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   s->cgroup_path = entered;
   if (crt_state_save(c->opts->root, s, err) < 0) return -1;
   return *entered ? 0 : no_cgroup(c, err);
+}
+
+/* v1_late: the v1 hierarchies made and configured now, while the init
+ * makes its first mounts (it waits for CGROUP_JOIN only where it needs its
+ * cgroup).  A failure fails create as it did before the clone: same
+ * message, the init killed before it joined, nothing left (undo_create),
+ * and no poststop hooks (the container never had its cgroup). */
+static int prepare_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
+  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  if (crt_cgroup_prepare_v1(&cc, s->cgroup_path, &c->cg_tasks, err) == 0) return 0;
+  c->cgroup_failed = true;
+  return -1;
+}
+
+/* The tasks files to the init, their directories (for its errors) one a
+ * line; our copies closed. */
+static int send_v1_tasks(init_ctx *c, crt_err **err) {
+  size_t len = 1;
+  for (size_t i = 0; i < c->cg_tasks.n; i++) len += strlen(c->cg_tasks.dirs[i]) + 1;
+  cleanup_free char *dirs = calloc(1, len);
+  if (!dirs) return crt_error(err, ENOMEM, "create");
+  for (size_t i = 0; i < c->cg_tasks.n; i++) strcat(strcat(dirs, c->cg_tasks.dirs[i]), "\n");
+  int rc = tell_init_fds(c, CRT_SYNC_CGROUP_JOIN, dirs, c->cg_tasks.fds, c->cg_tasks.n,
+                         "hand the init its cgroup's tasks files", err);
+  crt_cgroup_tasks_free(&c->cg_tasks);
+  return rc;
+}
+
+/* v1_late, first thing after the clone (the init waits for it; state.json
+ * can wait: the rescue file names the cgroup): made, hybrid's unified
+ * hierarchy joined by pid if clone3 fell back (before the init roots a
+ * cgroup namespace), the tasks files handed over. */
+static int place_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
+  if (prepare_v1_late(c, s, err) < 0 || place_in_cgroup(c, s, err) < 0) return -1;
+  return send_v1_tasks(c, err);
 }
 
 /* Until READY: the init may hand over a seccomp notify fd first. */
@@ -273,9 +328,13 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   CRT_STAGE(c->stages, "namespaces set up (uid/gid maps, network devices)");
   /* state.json already names the planned cgroup (see crt_container_create):
    * a crash from here on leaves nothing delete --force cannot find. */
-  if (place_in_cgroup(c, s, err) < 0) return -1;
+  /* v1_late: placed and handed over right after the clone (CGROUP_JOIN
+   * stands for CGROUP_DONE), so that this state.json overlaps the init's
+   * mounts */
+  if (!c->v1_late && place_in_cgroup(c, s, err) < 0) return -1;
   crt_test_point("create:cgroup");
-  if (tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0) return -1;
+  if (!c->v1_late && tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0)
+    return -1;
   CRT_STAGE(c->stages, "cgroup joined and configured");
   /* made while the init mounts; it goes with PRESTART_DONE */
   if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
@@ -295,20 +354,35 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   return crt_exec_fifo_parked_id(s->pid, &s->parked_exe, err);
 }
 
+/* The v1 hierarchies made after the clone (prepare_v1_late), where that is
+ * simple; kept before it with a user namespace (the init joins first
+ * thing, as before: its maps come first and its mounts differ), and with
+ * a shared rootfsPropagation (the init's mounts before the join would
+ * reach the host's mount table, and a cgroup failure after them would
+ * leave them there). */
+static bool v1_late_wanted(const init_ctx *c, const crt_cgroup_config *cc) {
+  const crt_linux *l = c->spec->linux_;
+  return crt_cgroup_v1_late(cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) &&
+         !(l && (l->rootfs_propagation_flags & MS_SHARED));
+}
+
 /* The cgroup is made before the init, which is then cloned straight into
- * it (cgroup2), or joins it by itself (v1: crt_cgroup_open_tasks).  The
- * rescue file names it first, so that a crash here leaves nothing that
- * delete --force cannot find. */
+ * it (cgroup2), or joins it by itself (v1: crt_cgroup_open_tasks; v1_late:
+ * made after the clone, only hybrid's unified directory now).  The rescue
+ * file names it first, so that a crash here leaves nothing that delete
+ * --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
   if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
+  c->v1_late = cc.v1_late = v1_late_wanted(c, &cc);
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
   if (got == CRT_CGROUP_NONE) s->cgroup_path[0] = 0; /* rootless: no cgroup */
-  if (c->cgroup_made && crt_cgroup_open_tasks(s->cgroup_path, &c->cg_tasks, err) < 0) return -1;
-  c->v1_self_joined = c->cg_tasks.n > 0;
+  c->v1_late = c->v1_late && c->cgroup_made;
+  if (c->cgroup_made && !c->v1_late && crt_cgroup_open_tasks(s->cgroup_path, &c->cg_tasks, err) < 0) return -1;
+  c->v1_self_joined = c->cg_tasks.n > 0 || c->v1_late;
   return 0;
 }
 
@@ -316,7 +390,7 @@ static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
  * createContainer hook (or any later failure of create) stops the
  * container, destroys it (step 12) and runs the poststop hooks (step 13),
  * as runc does for every create failure once the init exists. */
-static void undo_create(const char *dir, crt_state *s, const crt_spec *spec) {
+static void undo_create(const char *dir, crt_state *s, const crt_spec *spec, bool poststop) {
   bool spawned = s->pid > 0;
   if (spawned) {
     kill(s->pid, SIGKILL);
@@ -330,7 +404,7 @@ static void undo_create(const char *dir, crt_state *s, const crt_spec *spec) {
     }
     if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
   }
-  if (spawned && spec->hooks && spec->hooks->poststop.len) {
+  if (spawned && poststop && spec->hooks && spec->hooks->poststop.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
   }
@@ -463,6 +537,10 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   c->idmap_fds = NULL;
+  if (c->v1_late) {
+    if (place_v1_late(c, s, err) < 0) return -1;
+    CRT_STAGE(c->stages, "v1 cgroup made and configured, tasks files handed to the init");
+  }
   s->start_time = crt_proc_start_time(s->pid, NULL);
   if (crt_state_save(c->opts->root, s, err) < 0) return -1;
   crt_test_point("create:spawned");
@@ -575,7 +653,7 @@ out:
   drop_netns_ahead(&c);
   if (rc < 0) {
     crt_error_wrap(err, "create %s", o->id);
-    if (dir[0]) undo_create(dir, s, spec);
+    if (dir[0]) undo_create(dir, s, spec, !c.cgroup_failed);
   }
   close_ctx(&c);
   if (child_sync >= 0) close(child_sync);

@@ -84,6 +84,45 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
                    (unsigned long long)rl.rlim_cur);
 }
 
+/* The v1 cgroup made after the clone (create.c: v1_late): its tasks files
+ * come with CGROUP_JOIN.  Awaited at the latest point that is still
+ * correct (crt_rootfs_config.cgroup_join: before a mount that may depend
+ * on the cgroup and before any device node; init_mount: before PRESTART in
+ * any case), so that the runtime makes the cgroup while we make our first
+ * mounts. */
+typedef struct {
+  init_ctx *c;
+  crt_sync_msg *m;
+  bool done;
+} late_join;
+
+/* "0" to each tasks file: this thread moves itself, no grace period.  The
+ * host's cgroupfs fds are closed right after, joined or not. */
+static int join_tasks_sent(crt_sync_msg *m, crt_err **err) {
+  char *dirs[CRT_SYNC_MAX_FDS];
+  size_t n = 0;
+  char *save = NULL;
+  for (char *d = strtok_r(m->data, "\n", &save); d && n < CRT_SYNC_MAX_FDS; d = strtok_r(NULL, "\n", &save))
+    dirs[n++] = d;
+  crt_cgroup_tasks t = {.fds = m->fds, .dirs = dirs, .n = m->nfds};
+  if (n == m->nfds) return crt_cgroup_tasks_join(&t, err);
+  for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+  return crt_error(err, 0, "cgroup: %zu tasks files for %zu hierarchies", m->nfds, n);
+}
+
+static int join_late(void *arg, crt_err **err) {
+  late_join *j = arg;
+  init_ctx *c = j->c;
+  if (!c->v1_late || j->done) return 0;
+  j->done = true;
+  if (crt_sync_expect(c->sync, CRT_SYNC_CGROUP_JOIN, j->m, err) < 0) return -1;
+  if (join_tasks_sent(j->m, err) < 0) return -1;
+  /* rooted where we are now (init_enter unshares it otherwise) */
+  if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) return crt_error(err, errno, "unshare cgroup namespace");
+  CRT_STAGE(c->stages, "v1 cgroup joined (late)");
+  return 0;
+}
+
 /* Stage 1: root in the user namespace, in the cgroup (and its namespace).
  * Returns the cgroup path the mounts use. */
 static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_reader) {
@@ -124,14 +163,19 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_r
     crt_error(&err, ENOMEM, "cgroup path");
     crt_child_fail(r, err);
   }
-  if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) {
+  /* v1_late: at the late join (join_late) */
+  if (c->new_cgroupns && !c->v1_late && unshare(CLONE_NEWCGROUP) < 0) {
     crt_error(&err, errno, "unshare cgroup namespace");
     crt_child_fail(r, err);
   }
-  /* The v1 cgroup mount's hierarchies, read beside the mounts before it:
-   * started once this thread is in its cgroup (a v1 tasks write moves the
-   * writer alone), root in its user namespace and in its cgroup namespace,
-   * so that the reader sees what this thread would. */
+  /* The v1 cgroup mount's hierarchies, read beside the mounts before it,
+   * root in the user namespace, so that the reader sees what this thread
+   * would.  It reads mountinfo alone (the cgroup mount reads
+   * /proc/self/cgroup itself, after the join): what it sees depends on
+   * neither the thread's cgroup nor, for what the mount uses, its cgroup
+   * namespace (a hierarchy's root is used only without one).  So with
+   * v1_late it starts before the join, and the thread, which runs no code
+   * of the container, stays in the runtime's cgroup until joined. */
   if (v1_reader) crt_v1_mounts_reader_start(v1_reader);
   return cgroup_path;
 }
@@ -161,12 +205,15 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_child_fail(r, err);
   }
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
+  /* no mount namespace, or no mount asked for the cgroup: now */
+  CHILD_TRY(r, join_late(rc->cgroup_join_arg, &err));
   /* single-threaded again before anything forks or pivots */
   crt_v1_mounts_reader_end(rc->cgroup_v1_reader);
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc->idmap_fds = c->idmap_fds = NULL;
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
-  if (c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  /* v1_late: CGROUP_JOIN came instead (join_late) */
+  if (c->born_in_cgroup && !c->v1_late) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   if (crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "ask the runtime for the prestart hooks");
     crt_child_fail(r, err);
@@ -272,18 +319,21 @@ static void init_main(init_ctx *c) {
   c->stages = &st;
   /* crt_clone_into set born_in_cgroup in this copy of c: in the cgroup2
    * cgroup; on pure v1 there is none, and we join the v1 ones ourselves */
-  c->born_in_cgroup = c->cgroup_made && (c->born_in_cgroup || (c->cgroup_fd < 0 && c->v1_self_joined));
+  c->born_in_cgroup = c->cgroup_made && (c->born_in_cgroup || c->v1_late || (c->cgroup_fd < 0 && c->v1_self_joined));
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
   crt_v1_mounts_reader v1_reader = {0};
+  late_join lj = {.c = c, .m = m};
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = init_enter(c, m, mntns && crt_cgroup_v1_mount_wanted(spec) ? &v1_reader : NULL),
                           .idmap_fds = c->idmap_fds,
-                          .cgroup_v1_reader = &v1_reader};
+                          .cgroup_v1_reader = &v1_reader,
+                          .cgroup_join = c->v1_late ? join_late : NULL,
+                          .cgroup_join_arg = &lj};
   CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
   init_mount(c, &rc, mntns, m);
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;

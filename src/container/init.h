@@ -29,6 +29,9 @@ typedef struct init_ctx {
   int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
   crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files, joined by the init itself */
   bool v1_self_joined; /* cg_tasks were given: the runtime moves the init into no v1 hierarchy */
+  bool v1_late;     /* the v1 hierarchies are made after the clone; their tasks files come with
+                     * CGROUP_JOIN, which the init awaits as late as it may (init.c: join_late) */
+  bool cgroup_failed; /* runtime side: making the v1 cgroup after the clone failed */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* made before the clone (v2: configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */

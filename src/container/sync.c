@@ -4,6 +4,7 @@
 #include "crt/fs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -19,33 +20,77 @@ int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd)
   return crt_send_with_fd(sock, iov, len ? 2 : 1, fd) < 0 ? -1 : 0;
 }
 
+int crt_sync_send_fds(int sock, uint32_t type, const void *data, size_t len, const int *fds, size_t n) {
+  if (len >= CRT_SYNC_MAX || n > CRT_SYNC_MAX_FDS) {
+    errno = EMSGSIZE;
+    return -1;
+  }
+  if (n == 0) return crt_sync_send(sock, type, data, len, -1);
+  struct iovec iov[2] = {{.iov_base = &type, .iov_len = sizeof type}, {.iov_base = (void *)data, .iov_len = len}};
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * CRT_SYNC_MAX_FDS)];
+    struct cmsghdr align;
+  } u = {0};
+  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1, .msg_control = u.buf,
+                      .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+  memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+  ssize_t r;
+  do r = sendmsg(sock, &mh, MSG_NOSIGNAL);
+  while (r < 0 && errno == EINTR);
+  return r < 0 ? -1 : 0;
+}
+
+static void close_fds(crt_sync_msg *m) {
+  for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+  m->nfds = 0;
+  m->fd = -1;
+}
+
 int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {
   struct iovec iov[2] = {{.iov_base = &m->type, .iov_len = sizeof m->type},
                          {.iov_base = m->data, .iov_len = sizeof m->data - 1}};
-  char cbuf[CMSG_SPACE(sizeof(int))];
-  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * CRT_SYNC_MAX_FDS)];
+    struct cmsghdr align;
+  } cbuf;
+  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
   ssize_t r;
+  bool reset = false;
+  /* ECONNRESET: the peer went with a message of ours unread (CGROUP_JOIN,
+   * sent while the init mounts).  The kernel reports that before what the
+   * peer queued, once: read on for its ERROR, or the EOF. */
   do r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-  while (r < 0 && errno == EINTR);
+  while (r < 0 && (errno == EINTR || (errno == ECONNRESET && !reset && (reset = true))));
   if (r < 0) return crt_error(err, errno, "read from init");
   if (r == 0) return crt_error(err, 0, "container init exited unexpectedly");
   if ((size_t)r < sizeof m->type) return crt_error(err, 0, "short message from init");
   m->len = (size_t)r - sizeof m->type;
   m->data[m->len] = 0;
   m->fd = -1;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) memcpy(&m->fd, CMSG_DATA(c), sizeof(int));
+  m->nfds = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < k && m->nfds < CRT_SYNC_MAX_FDS; i++)
+      memcpy(&m->fds[m->nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+  }
+  if (m->nfds) m->fd = m->fds[0];
   return 0;
 }
 
 int crt_sync_expect(int sock, uint32_t type, crt_sync_msg *m, crt_err **err) {
   if (crt_sync_recv(sock, m, err) < 0) return -1;
   if (m->type == CRT_SYNC_ERROR) {
+    close_fds(m);
     crt_error(err, 0, "%s", m->data);
     return -1;
   }
   if (m->type != type) {
-    if (m->fd >= 0) close(m->fd);
+    close_fds(m);
     return crt_error(err, 0, "unexpected message %u from init (wanted %u)", m->type, type);
   }
   return 0;

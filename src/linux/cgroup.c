@@ -104,6 +104,10 @@ bool crt_cgroup_prepares(const crt_cgroup_config *cfg) {
   return d->prepare && !(cfg->rootless && !d->v2);
 }
 
+bool crt_cgroup_v1_late(const crt_cgroup_config *cfg) {
+  return cg_drv_for(cfg->systemd)->prepare_late && crt_cgroup_prepares(cfg);
+}
+
 int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err) {
   const cg_driver *d = cg_drv_for(cfg->systemd);
@@ -196,6 +200,14 @@ int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) 
   cg_strv_free(dirs);
   if (rc < 0) crt_cgroup_tasks_free(t);
   return rc;
+}
+
+int crt_cgroup_prepare_v1(const crt_cgroup_config *cfg, const char *path, crt_cgroup_tasks *t, crt_err **err) {
+  const cg_driver *d = cg_drv_for(cfg->systemd);
+  *t = (crt_cgroup_tasks){0};
+  if (!d->prepare_late || !path || !*path) return 0;
+  if (d->prepare_late(d, cfg, path, err) < 0) return -1;
+  return crt_cgroup_open_tasks(path, t, err);
 }
 
 int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err) {

@@ -55,6 +55,10 @@ struct cg_driver {
    * NULL), which the init joins itself (crt_cgroup_open_tasks).  NULL:
    * enter after the clone. */
   int (*prepare)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
+  /* v1 and hybrid: with cfg->v1_late, prepare makes hybrid's unified
+   * directory alone (v1: nothing) and this, after the clone, the v1
+   * hierarchies with their resources and devices.  NULL: no such split. */
+  int (*prepare_late)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
   int (*configure)(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err);
   /* directory of path holding controller (NULL: the main one); malloc'd */
   char *(*dir)(const cg_driver *d, const char *path, const char *controller);

@@ -345,5 +345,6 @@ void cg_systemd_wrap(cg_driver *out, const cg_driver *fs) {
   out->stop = sd_stop;
   /* the unit is started with the init's pid: nothing to clone into */
   out->prepare = NULL;
+  out->prepare_late = NULL;
   out->configure = NULL;
 }

@@ -551,10 +551,25 @@ static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const 
   return 0; /* joined the unified hierarchy at least */
 }
 
+/* Hybrid's unified directory alone, which the init is cloned into; the v1
+ * hierarchies (which may write hugetlb there) come after (v1_prepare_late). */
+static int hybrid_unified(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  cleanup_free char *u = NULL;
+  if (asprintf(&u, "%s/%s", cg_root(), d->unified) < 0) return crt_error(err, ENOMEM, "cgroup");
+  return cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err) < 0 ? -1 : 0;
+}
+
 /* Made and configured before the clone; pid 0: nobody moved in (the init
- * joins by itself, crt_cgroup_open_tasks). */
+ * joins by itself, crt_cgroup_open_tasks).  v1_late: only what the clone
+ * needs now. */
 static int v1_prepare(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
+  if (cfg->v1_late) return d->unified ? hybrid_unified(d, cfg, path, err) : 0;
   if (d->unified) return hybrid_enter(d, cfg, path, 0, err);
+  return cg_v1_enter(d, path, cfg->spec, cfg->rootless, 0, err);
+}
+
+/* After the clone (v1_late): the v1 hierarchies, resources and devices. */
+static int v1_prepare_late(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
   return cg_v1_enter(d, path, cfg->spec, cfg->rootless, 0, err);
 }
 
@@ -687,6 +702,7 @@ static int v1_oom_read(const cg_driver *d, const char *path, int fd, unsigned lo
   .freeze_on = "FROZEN", .freeze_off = "THAWED", .frozen = v1_frozen, .apply = cg_v1_apply,                  \
   .devices = v1_update_devices, .stats = v1_stats, .oom_fd = v1_oom_fd, .oom_read = v1_oom_read
 
-const cg_driver cg_driver_v1 = {.name = "v1", V1_COMMON, .enter = v1_enter_cfg, .prepare = v1_prepare};
+const cg_driver cg_driver_v1 = {.name = "v1", V1_COMMON, .enter = v1_enter_cfg, .prepare = v1_prepare,
+                                .prepare_late = v1_prepare_late};
 const cg_driver cg_driver_hybrid = {.name = "hybrid", V1_COMMON, .unified = "unified", .enter = hybrid_enter,
-                                    .prepare = v1_prepare, .open = cg_v2_open};
+                                    .prepare = v1_prepare, .prepare_late = v1_prepare_late, .open = cg_v2_open};

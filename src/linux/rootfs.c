@@ -65,6 +65,20 @@ static bool dev_from_config(const crt_spec *spec) {
   return false;
 }
 
+/* Mounts that neither read the caller's cgroup nor open a device (v1's
+ * devices cgroup checks that): they may come before the late cgroup join. */
+static bool cgroup_free_mount(const crt_mount *m) {
+  static const char *const types[] = {"proc", "sysfs", "tmpfs", "devpts", "mqueue"};
+  if (crt_mount_is_bind(m)) return true;
+  for (size_t i = 0; m->type && i < sizeof types / sizeof types[0]; i++)
+    if (!strcmp(m->type, types[i])) return true;
+  return false;
+}
+
+static int join_cgroup(const crt_rootfs_config *cfg, crt_err **err) {
+  return cfg->cgroup_join ? cfg->cgroup_join(cfg->cgroup_join_arg, err) : 0;
+}
+
 int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err) {
   if (!cfg->rootfs || cfg->rootfs[0] != '/') return crt_error(err, EINVAL, "rootfs: not an absolute path");
   unsigned long prop = rootfs_propagation(cfg) ? rootfs_propagation(cfg) : MS_SLAVE | MS_REC;
@@ -77,8 +91,12 @@ int crt_rootfs_prepare(const crt_rootfs_config *cfg, crt_err **err) {
     return crt_error(err, errno, "bind rootfs %s onto itself", cfg->rootfs);
   cleanup_close int rootfd = open(cfg->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0) return crt_error(err, errno, "open rootfs %s", cfg->rootfs);
-  for (size_t i = 0; i < cfg->spec->n_mounts; i++)
+  for (size_t i = 0; i < cfg->spec->n_mounts; i++) {
+    if (!cgroup_free_mount(&cfg->spec->mounts[i]) && join_cgroup(cfg, err) < 0) return -1;
     if (crt_rootfs_do_mount(cfg, rootfd, i, err) < 0) return -1;
+  }
+  /* v1's devices cgroup restricts mknod */
+  if (join_cgroup(cfg, err) < 0) return -1;
   return crt_rootfs_setup_dev(cfg, rootfd, !dev_from_config(cfg->spec), err);
 }
 

@@ -286,3 +286,26 @@ test_cgroup_root_env_only_in_test_build() {
   "$tp" --root "$CRT_ROOT" delete -f "$id" >/dev/null 2>&1
   true
 }
+
+# A v1 cgroup the kernel refuses (cpuset.cpus naming a CPU the host lacks)
+# fails create with the cgroup's own message and leaves nothing behind: no
+# cgroup directory, state directory, process or mount.  crt makes the v1
+# cgroup after the clone (create.c: v1_late), so the init exists then: it
+# is killed before it joined, and, as when the cgroup was made before the
+# clone, no poststop hook runs (the container never had its cgroup).
+test_v1_cgroup_refused_after_the_clone_leaves_nothing() {
+  is_crt || return 0
+  [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ] && [ -d /sys/fs/cgroup/cpuset ] || return 0
+  local id cpus; id=$(new_id); cpus=$(( $(nproc) + 1000 ))
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux'].setdefault('resources',{})['cpu']={'cpus':'$cpus'}; c['hooks']={'poststop':[{'path':'/bin/sh','args':['sh','-c','echo ran >>$T/poststop']}]}"
+  local before; before=$(pgrep -c -x crt || :)
+  run_rc crt run -b "$T/b" "$id"
+  assert_ne 0 "$rc" "run with cpuset.cpus $cpus"
+  assert_contains "$out" "msg=\"create $id: cgroup: write cpuset.cpus (value $cpus): " "the error"
+  assert_eq "" "$(ls -d /sys/fs/cgroup/*/"$id" /sys/fs/cgroup/"$id" 2>/dev/null)" "cgroup directories left"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "the state directory is left"
+  assert_eq "$before" "$(pgrep -c -x crt || :)" "crt processes (the init) left"
+  assert_eq 0 "$(grep -c "$T/b/rootfs" /proc/self/mountinfo)" "mounts left"
+  [ ! -e "$T/poststop" ] || fail "poststop ran"
+}

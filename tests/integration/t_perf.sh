@@ -140,3 +140,92 @@ test_v1_cgroup_mount_in_joined_mount_ns() {
     assert_contains "$(cat "$T"/ld/ld.* | grep 'file=libmount' | grep '^ *1:')" "libmount" "the init's own read"
   fi
 }
+
+# v1_order TRACE ID: from an `strace -f -y` of a run, where the v1 cgroup
+# is made and joined, one line: "clone=N mkdir=N joins=N/H first_use=N
+# prestart=N unshare=N" (line numbers; 0: none).  mkdir: the first mkdir of
+# the container's cgroup in a v1 hierarchy (hybrid's unified one is made
+# before the clone for CLONE_INTO_CGROUP); joins: the hierarchies the init
+# wrote "0" to the tasks file of, out of H made; first_use: the init's
+# first line after its last join that names /sys/fs/cgroup (the cgroup
+# mount) or makes a device node; prestart: its PRESTART message; unshare:
+# its unshare(CLONE_NEWCGROUP).
+v1_order() {
+  python3 -I - "$1" "$2" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+cid = sys.argv[2]
+clone = mkdir = 0
+made = set()
+joins = {}
+for i, l in enumerate(lines, 1):
+    if not clone and "CLONE_NEWPID" in l:
+        clone = i
+    m = re.search(r'mkdir\("(/sys/fs/cgroup/[^/"]+)/%s"' % re.escape(cid), l)
+    if m and "/unified" not in m.group(1):
+        made.add(m.group(1))
+        mkdir = mkdir or i
+    m = re.match(r'(\d+) +write\(\d+<(/sys/fs/cgroup/[^/>]+)/%s/tasks>, "0", 1' % re.escape(cid), l)
+    if m and "= -1" not in l:
+        joins.setdefault(m.group(1), {})[m.group(2)] = i
+init = max(joins, key=lambda p: len(joins[p])) if joins else None
+last = max(joins[init].values()) if init else 0
+first_use = prestart = unshare = 0
+for i, l in enumerate(lines, 1):
+    if not init or not l.startswith(init + " "):
+        continue
+    if i > last and not first_use and ("/sys/fs/cgroup" in l or "mknod" in l):
+        first_use = i
+    if not prestart and 'iov_base="\\4\\0\\0\\0"' in l and "sendmsg" in l:
+        prestart = i
+    if not unshare and "unshare(CLONE_NEWCGROUP" in l:
+        unshare = i
+print("clone=%d mkdir=%d joins=%d/%d last_join=%d first_use=%d prestart=%d unshare=%d" % (
+    clone, mkdir, len(joins.get(init, {})), len(made), last, first_use, prestart, unshare))
+PY
+}
+
+# Guards create's v1_late (create.c, init.c join_late, docs/cgroups.md):
+# on cgroup v1 (and hybrid's v1 half) the runtime makes and configures the
+# container's cgroup after the clone, while the init makes the mounts that
+# need no cgroup; the init joins every v1 hierarchy itself ("0" to the
+# tasks files the runtime hands it) before the cgroup mount, before any
+# device node and before PRESTART, keeps none of those fds, and unshares a
+# cgroup namespace right after the join.  A user namespace keeps the old
+# order (made before the clone, joined first thing).
+test_v1_cgroup_made_after_the_clone() {
+  is_crt || return 0
+  [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ] || return 0
+  local id o tr="clone,clone3,mkdir,write,unshare,mount,move_mount,mkdirat,mknodat,sendmsg"
+  for ns in none cgroup; do
+    make_bundle "$T/b-$ns" sh -c 'cat /proc/self/cgroup; ls /proc/self/fd | tr "\n" " "'
+    [ $ns = none ] || bundle_edit "$T/b-$ns" "c['linux']['namespaces'].append({'type':'cgroup'})"
+    id=$(new_id)
+    strace -f -qq -y -o "$T/trace" -e trace=$tr "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b-$ns" "$id" \
+      </dev/null >"$T/out" 2>&1 || fail "run ($ns): $(cat "$T/out")"
+    o=$(v1_order "$T/trace" "$id")
+    echo "cgroup namespace $ns: $o"
+    local clone mkdir joins made last_join first_use prestart unshare
+    eval "$(echo "$o" | sed 's/joins=\([0-9]*\)\/\([0-9]*\)/joins=\1 made=\2/')"
+    [ "$clone" -gt 0 ] && [ "$mkdir" -gt "$clone" ] || fail "($ns) the v1 cgroup is made before the clone: $o"
+    [ "$made" -gt 0 ] && [ "$joins" = "$made" ] || fail "($ns) the init joined $joins of $made v1 hierarchies: $o"
+    [ "$first_use" -gt "$last_join" ] && [ "$prestart" -gt "$last_join" ] ||
+      fail "($ns) the cgroup mount, a device node or PRESTART before the join: $o"
+    if [ $ns = cgroup ]; then
+      [ "$unshare" -gt "$last_join" ] && [ "$unshare" -lt "$first_use" ] ||
+        fail "the cgroup namespace not unshared between the join and the cgroup mount: $o"
+      assert_eq "$made" "$(grep -v '^0::' "$T/out" | grep -c ':/$')" "v1 hierarchies at the namespace's root: $(cat "$T/out")"
+    else
+      assert_eq "$made" "$(grep -v '^0::' "$T/out" | grep -c "/$id\$")" "v1 hierarchies the container is in: $(cat "$T/out")"
+    fi
+    assert_eq "0 1 2 3 " "$(tail -1 "$T/out")" "the container's fds (none of the cgroup's)"
+  done
+  userns_bundle "$T/u" true
+  id=$(new_id)
+  strace -f -qq -y -o "$T/trace" -e trace=$tr "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/u" "$id" \
+    </dev/null >"$T/out" 2>&1 || fail "run in a user namespace: $(cat "$T/out")"
+  o=$(v1_order "$T/trace" "$id")
+  eval "$(echo "$o" | sed 's/joins=\([0-9]*\)\/\([0-9]*\)/joins=\1 made=\2/')"
+  [ "$mkdir" -gt 0 ] && [ "$mkdir" -lt "$clone" ] && [ "$joins" = "$made" ] ||
+    fail "a user namespace's v1 cgroup is made before the clone and joined: $o"
+}

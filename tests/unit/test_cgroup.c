@@ -528,6 +528,53 @@ static void test_v1_prepare_and_self_join(void **state) {
   free(p);
 }
 
+/* v1_late (create.c): crt_cgroup_prepare makes nothing in the v1
+ * hierarchies (the clone needs none of them); crt_cgroup_prepare_v1, after
+ * the clone, writes the resources and opens every hierarchy's tasks file
+ * for the process to join itself.  Not on v2, rootless or systemd. */
+static void test_v1_prepare_late(void **state) {
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  crt_linux l = {0};
+  crt_resources r = {0};
+  r.memory.limit = (crt_i64){true, 16384};
+  l.resources = &r;
+  crt_spec spec = {0};
+  spec.linux_ = &l;
+  crt_cgroup_config cfg = {.id = "x", .spec = &spec, .v1_late = true};
+  assert_true(crt_cgroup_v1_late(&cfg));
+  cfg.rootless = true;
+  assert_false(crt_cgroup_v1_late(&cfg));
+  cfg.rootless = false;
+  cfg.systemd = true;
+  assert_false(crt_cgroup_v1_late(&cfg));
+  cfg.systemd = false;
+  enum crt_cgroup_prepared got;
+  int fd = 0;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_prepare(&cfg, "/e3", &got, &fd, &e), 0);
+  assert_int_equal(got, CRT_CGROUP_PREPARED);
+  assert_int_equal(fd, -1);
+  char *m = v1dir("memory", "/e3");
+  assert_int_equal(access(m, F_OK), -1); /* nothing made before the clone */
+  v1_tree("/e3");                          /* the directories with the files the kernel would show */
+  for (size_t i = 0; v1_ctrl[i]; i++) {
+    char *d = v1dir(v1_ctrl[i], "/e3");
+    touch(d, "tasks", "");
+    free(d);
+  }
+  crt_cgroup_tasks t;
+  assert_int_equal(crt_cgroup_prepare_v1(&cfg, "/e3", &t, &e), 0);
+  assert_file(m, "memory.limit_in_bytes", "16384");
+  assert_true(t.n >= 9);
+  assert_int_equal(crt_cgroup_tasks_join(&t, &e), 0);
+  crt_cgroup_tasks_free(&t);
+  assert_file(m, "tasks", "0");
+  assert_file(m, "cgroup.procs", "");
+  free(m);
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  assert_false(crt_cgroup_v1_late(&cfg));
+}
+
 /* runc's ensureParent: an empty pre-existing parent cpuset is filled from
  * its own parent, and the new child from it; the hierarchies follow a
  * change of root despite their cache. */
@@ -916,6 +963,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_empty_parent_cpuset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_prepare_and_self_join, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_v1_prepare_late, setup, teardown),
       cmocka_unit_test_setup_teardown(test_driver_table, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),
