@@ -310,6 +310,9 @@ for i in $(seq 20); do
   out=$(dk start "$P-l$i" 2>&1) || bad "loop start $i: $out"
 done
 ok_eq 20 "$("$CRT" --root "$(rtroot)" list -q | wc -l)" "twenty containers running in the runtime"
+# a plain `docker create`'s config, read in 9 (any other could carry an
+# option of its own, e.g. --security-opt no-new-privileges)
+plain=$(dk inspect -f '{{.Id}}' "$P-l1" 2>&1) || bad "inspect $P-l1: $plain"
 out=$(dk rm -f $(dk ps -aq) 2>&1) || bad "loop rm -f: $out"
 ok_eq "" "$(dk ps -aq)" "no containers left in docker"
 ok_eq "" "$("$CRT" --root "$(rtroot)" list -q)" "no runtime state left"
@@ -318,7 +321,7 @@ ok_eq "" "$cg" "no container cgroups left"
 
 # 9. What dockerd sent: a bundle's config.json (runc's v1 zeros included)
 # and the runtime subcommands it used.
-cfg=$(ls "$W"/configs/*.json | head -1)
+cfg=$W/configs/$plain.json
 out=$(python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))
