@@ -142,49 +142,58 @@ static void probe(const char *name, bool quiet, list_entry *e) {
   e->owner = sb.st_uid;
 }
 
+/* The probes' shared work: the next container not yet taken. */
 typedef struct {
   char **names;
   list_entry *entries;
-  size_t from, to;
+  size_t n;
+  size_t next;
   bool quiet;
-} probe_range;
+} probe_work;
 
 static void anchor_dirs(void);
 static void *probe_all(void *arg) {
-  probe_range *r = arg;
+  probe_work *w = arg;
   /* each thread its own: threads sharing one fd bounce its count */
-  if (r->to - r->from > 1 && !r->quiet) anchor_dirs();
-  for (size_t i = r->from; i < r->to; i++) probe(r->names[i], r->quiet, &r->entries[i]);
+  if (w->n > 1 && !w->quiet) anchor_dirs();
+  for (size_t i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n;)
+    probe(w->names[i], w->quiet, &w->entries[i]);
   crt_anchors_drop();
   return NULL;
 }
 
 /* A container's status costs ~45 us of system calls on files no other
  * container shares (its state dir, /proc/PID, its cgroup), all CPU: with
- * many containers they are probed on one thread per usable CPU (at most 4), in
- * slices, and printed in order after.  Every probe runs the same checks. */
+ * many containers they are probed on one thread per usable CPU (at most 4,
+ * one per 32 containers), each taking the next container not yet taken
+ * (a thread the scheduler starts late, or that shares its CPU, then does
+ * less), and printed in order after.  Every probe runs the same checks. */
 enum { PROBES_PER_THREAD = 32, MAX_PROBE_THREADS = 4 };
 static void probe_list(char **names, size_t n, bool quiet, list_entry *entries) {
   size_t k = n / PROBES_PER_THREAD;
   if (k > MAX_PROBE_THREADS) k = MAX_PROBE_THREADS;
   cpu_set_t cpus;
   /* the CPUs this process may run on (taskset, a cpuset), not all online */
-  if (k > 1 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && (size_t)CPU_COUNT(&cpus) < k)
-    k = (size_t)CPU_COUNT(&cpus);
-  if (k < 1) k = 1;
-  probe_range r[MAX_PROBE_THREADS];
+  bool have_cpus = k > 1 && sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+  if (have_cpus && (size_t)CPU_COUNT(&cpus) < k) k = (size_t)CPU_COUNT(&cpus);
+  probe_work w = {names, entries, n, 0, quiet};
   pthread_t tid[MAX_PROBE_THREADS];
-  bool started[MAX_PROBE_THREADS] = {false};
-  for (size_t t = 0; t < k; t++) {
-    r[t] = (probe_range){names, entries, n * t / k, n * (t + 1) / k, quiet};
-    /* slice 0 is this thread's; a thread that fails to start is too */
-    if (t > 0) started[t] = pthread_create(&tid[t], NULL, probe_all, &r[t]) == 0;
+  size_t started = 0;
+  /* Seen here: a new thread often started on this thread's CPU and moved
+   * only a few ms later; so the others may not run on it. */
+  pthread_attr_t attr;
+  bool placed = have_cpus && k > 1 && pthread_attr_init(&attr) == 0;
+  int here = placed ? sched_getcpu() : -1;
+  if (here >= 0 && CPU_ISSET(here, &cpus)) {
+    CPU_CLR(here, &cpus);
+    pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
   }
-  probe_all(&r[0]);
-  for (size_t t = 1; t < k; t++) {
-    if (started[t]) pthread_join(tid[t], NULL);
-    else probe_all(&r[t]);
-  }
+  /* a thread that fails to start leaves its share to the others */
+  for (size_t t = 1; t < k; t++)
+    if (pthread_create(&tid[started], placed ? &attr : NULL, probe_all, &w) == 0) started++;
+  if (placed) pthread_attr_destroy(&attr);
+  probe_all(&w);
+  for (size_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
 }
 
 /* One container: its id (quiet), its state JSON, or a table row. */
