@@ -17,6 +17,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/namespaces.h"
+#include "crt/numa.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
 
@@ -301,7 +302,7 @@ static void *netns_ahead_main(void *arg) {
 
 bool crt_netns_ahead_start(crt_netns_ahead *a) {
   *a = (crt_netns_ahead){.fd = -1};
-  a->started = pthread_create(&a->thread, NULL, netns_ahead_main, a) == 0;
+  a->started = crt_thread_start_beside(&a->thread, netns_ahead_main, a) == 0;
   return a->started;
 }
 

@@ -96,3 +96,41 @@ int crt_set_cpu_list(const char *list, crt_err **err) {
   CPU_FREE(set);
   return rc;
 }
+
+void crt_cpu_spread_child(crt_cpu_spread *s, pid_t child) {
+  s->pinned = false;
+  int here = sched_getcpu();
+  if (here < 0 || sched_getaffinity(child, sizeof s->before, &s->before) < 0) return;
+  if (CPU_COUNT(&s->before) < 2 || !CPU_ISSET(here, &s->before)) return;
+  cpu_set_t off = s->before;
+  CPU_CLR(here, &off);
+  /* the kernel may narrow the set (a cpuset): what it kept is compared */
+  s->pinned = sched_setaffinity(child, sizeof off, &off) == 0 &&
+              sched_getaffinity(child, sizeof s->pinned_to, &s->pinned_to) == 0;
+}
+
+int crt_cpu_unspread_child(crt_cpu_spread *s, pid_t child, crt_err **err) {
+  if (!s->pinned) return 0;
+  s->pinned = false;
+  cpu_set_t now;
+  if (sched_getaffinity(child, sizeof now, &now) < 0) return crt_error(err, errno, "read the init's CPU affinity");
+  if (!CPU_EQUAL(&now, &s->pinned_to)) return 0; /* a cpuset attach reset it */
+  if (sched_setaffinity(child, sizeof s->before, &s->before) < 0)
+    return crt_error(err, errno, "give the init back its CPU affinity");
+  return 0;
+}
+
+int crt_thread_start_beside(pthread_t *t, void *(*fn)(void *), void *arg) {
+  cpu_set_t cpus;
+  int here = sched_getcpu();
+  pthread_attr_t attr;
+  bool beside = here >= 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_ISSET(here, &cpus) &&
+                CPU_COUNT(&cpus) >= 2 && pthread_attr_init(&attr) == 0;
+  if (!beside) return pthread_create(t, NULL, fn, arg);
+  CPU_CLR(here, &cpus);
+  int rc = pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
+  if (rc == 0) rc = pthread_create(t, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  /* an affinity refused (a cpuset narrowed meanwhile): anywhere */
+  return rc == 0 ? 0 : pthread_create(t, NULL, fn, arg);
+}
