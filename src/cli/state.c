@@ -16,6 +16,7 @@
 #include "crt/fs.h"
 #include "crt/state.h"
 #include "crt/log.h"
+#include "crt/numa.h"
 
 static int simple_help(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -174,24 +175,15 @@ static void probe_list(char **names, size_t n, bool quiet, list_entry *entries) 
   if (k > MAX_PROBE_THREADS) k = MAX_PROBE_THREADS;
   cpu_set_t cpus;
   /* the CPUs this process may run on (taskset, a cpuset), not all online */
-  bool have_cpus = k > 1 && sched_getaffinity(0, sizeof cpus, &cpus) == 0;
-  if (have_cpus && (size_t)CPU_COUNT(&cpus) < k) k = (size_t)CPU_COUNT(&cpus);
+  if (k > 1 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && (size_t)CPU_COUNT(&cpus) < k)
+    k = (size_t)CPU_COUNT(&cpus);
   probe_work w = {names, entries, n, 0, quiet};
   pthread_t tid[MAX_PROBE_THREADS];
   size_t started = 0;
-  /* Seen here: a new thread often started on this thread's CPU and moved
-   * only a few ms later; so the others may not run on it. */
-  pthread_attr_t attr;
-  bool placed = have_cpus && k > 1 && pthread_attr_init(&attr) == 0;
-  int here = placed ? sched_getcpu() : -1;
-  if (here >= 0 && CPU_ISSET(here, &cpus)) {
-    CPU_CLR(here, &cpus);
-    pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
-  }
-  /* a thread that fails to start leaves its share to the others */
+  /* off this thread's CPU (crt_thread_start_beside); one that fails to
+   * start leaves its share to the others */
   for (size_t t = 1; t < k; t++)
-    if (pthread_create(&tid[started], placed ? &attr : NULL, probe_all, &w) == 0) started++;
-  if (placed) pthread_attr_destroy(&attr);
+    if (crt_thread_start_beside(&tid[started], probe_all, &w) == 0) started++;
   probe_all(&w);
   for (size_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
 }
