@@ -2,8 +2,7 @@
 #ifndef CRT_NUMA_H
 #define CRT_NUMA_H
 
-#include <sched.h>
-#include <stdbool.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "crt/error.h"
@@ -16,25 +15,21 @@ int crt_set_mempolicy(const crt_spec *spec, crt_err **err);
 /* sched_setaffinity to a CPU list; NULL: every CPU the cpuset allows. */
 int crt_set_cpu_list(const char *list, crt_err **err);
 
-/* The runtime's child kept off the runtime's CPU while both work side by
- * side (create: the init's mounts beside the cgroup and state work).  Seen
- * here: a cloned child waited ~1 ms on its parent's CPU while the other
- * idled.  spread_child pins the child to the runtime's CPUs but this one
- * (nothing with one CPU, best effort); unspread_child, called while the child
- * waits and before anything of the container runs, gives it back the
- * affinity it had, unless its cgroup's cpuset set a new one meanwhile
- * (attaching a task to a cpuset resets its affinity). */
-typedef struct {
-  bool pinned;
-  cpu_set_t before, pinned_to;
-} crt_cpu_spread;
-void crt_cpu_spread_child(crt_cpu_spread *s, pid_t child);
-int crt_cpu_unspread_child(crt_cpu_spread *s, pid_t child, crt_err **err);
+/* Moves a just-cloned child off the caller's CPU, to another of its CPUs,
+ * and gives it back its affinity at once: sched_setaffinity moves a
+ * queued task right away, and the old set given back does not move it
+ * again.  Seen here: a cloned init waited ~1 ms on its parent's CPU while
+ * the other idled, so what the two do side by side (create: the init's
+ * first mounts beside the v1 cgroup and the state files) ran one after
+ * the other.  Kept pinned instead (until PRESTART), two creates in
+ * parallel were slower: the scheduler could not balance them.  Nothing
+ * with one usable CPU; -1 only if the child's affinity could not be given
+ * back (it must not stay pinned). */
+int crt_cpu_move_off(pid_t child, crt_err **err);
 /* pthread_create, the thread kept off the caller's CPU where another is
  * usable (a new thread too was seen to start on its creator's CPU and
  * move only ms later).  For short-lived helper threads, which never
  * run anything of a container. */
-#include <pthread.h>
 int crt_thread_start_beside(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif

@@ -339,8 +339,6 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   /* made while the init mounts; it goes with PRESTART_DONE */
   if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
   if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
-  /* the init waits now; its affinity back before the container's hooks */
-  if (crt_cpu_unspread_child(&c->cpus, s->pid, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init's mounts");
   crt_test_point("create:prestart");
   if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
@@ -532,7 +530,7 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   }
   CRT_STAGE(c->stages, "clone prepared (idmapped mounts, cgroup, network namespace)");
   if (spawn(c, cs, &s->pid, err) < 0) return -1;
-  crt_cpu_spread_child(&c->cpus, s->pid);
+  if (crt_cpu_move_off(s->pid, err) < 0) return -1;
   CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   if (c->netns_fd >= 0) close(c->netns_fd);

@@ -9,7 +9,6 @@
 #include "crt/create.h"
 #include "crt/state.h"
 #include "crt/log.h"
-#include "crt/numa.h"
 #include "crt/spec.h"
 #include "finalize.h"
 
@@ -44,7 +43,6 @@ typedef struct init_ctx {
   bool new_mntns;
   bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into); see init_main */
   crt_stages *stages;  /* --debug timings: the runtime's, in the init its own */
-  crt_cpu_spread cpus; /* runtime side: the init kept off our CPU until PRESTART */
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

@@ -97,26 +97,16 @@ int crt_set_cpu_list(const char *list, crt_err **err) {
   return rc;
 }
 
-void crt_cpu_spread_child(crt_cpu_spread *s, pid_t child) {
-  s->pinned = false;
+int crt_cpu_move_off(pid_t child, crt_err **err) {
+  cpu_set_t before, off;
   int here = sched_getcpu();
-  if (here < 0 || sched_getaffinity(child, sizeof s->before, &s->before) < 0) return;
-  if (CPU_COUNT(&s->before) < 2 || !CPU_ISSET(here, &s->before)) return;
-  cpu_set_t off = s->before;
+  if (here < 0 || sched_getaffinity(child, sizeof before, &before) < 0) return 0;
+  if (CPU_COUNT(&before) < 2 || !CPU_ISSET(here, &before)) return 0;
+  off = before;
   CPU_CLR(here, &off);
-  /* the kernel may narrow the set (a cpuset): what it kept is compared */
-  s->pinned = sched_setaffinity(child, sizeof off, &off) == 0 &&
-              sched_getaffinity(child, sizeof s->pinned_to, &s->pinned_to) == 0;
-}
-
-int crt_cpu_unspread_child(crt_cpu_spread *s, pid_t child, crt_err **err) {
-  if (!s->pinned) return 0;
-  s->pinned = false;
-  cpu_set_t now;
-  if (sched_getaffinity(child, sizeof now, &now) < 0) return crt_error(err, errno, "read the init's CPU affinity");
-  if (!CPU_EQUAL(&now, &s->pinned_to)) return 0; /* a cpuset attach reset it */
-  if (sched_setaffinity(child, sizeof s->before, &s->before) < 0)
-    return crt_error(err, errno, "give the init back its CPU affinity");
+  if (sched_setaffinity(child, sizeof off, &off) < 0) return 0; /* e.g. a cpuset without the others */
+  if (sched_setaffinity(child, sizeof before, &before) < 0)
+    return crt_error(err, errno, "give pid %d back its CPU affinity", (int)child);
   return 0;
 }
 
