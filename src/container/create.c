@@ -374,8 +374,12 @@ static bool v1_late_wanted(const init_ctx *c, const crt_cgroup_config *cc) {
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
-  if (crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   c->v1_late = cc.v1_late = v1_late_wanted(c, &cc);
+  /* v1_late on pure v1 makes nothing before the clone: the rescue file is
+   * written once, after it, with the init's pid, still before the cgroup
+   * exists (start_init) */
+  bool nothing_made_now = c->v1_late && crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
+  if (!nothing_made_now && crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
@@ -538,11 +542,13 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   crt_cgroup_tasks_free(&c->cg_tasks);
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   c->idmap_fds = NULL;
+  s->start_time = crt_proc_start_time(s->pid, NULL);
   if (c->v1_late) {
-    if (place_v1_late(c, s, err) < 0) return -1;
+    /* the rescue file names the cgroup before it is made (and the init) */
+    if (crt_state_save_rescue(c->opts->root, s, err) < 0 || place_v1_late(c, s, err) < 0) return -1;
     CRT_STAGE(c->stages, "v1 cgroup made and configured, tasks files handed to the init");
   }
-  s->start_time = crt_proc_start_time(s->pid, NULL);
+  /* the rescue file unchanged since: written once */
   if (crt_state_save(c->opts->root, s, err) < 0) return -1;
   crt_test_point("create:spawned");
   return 0;
