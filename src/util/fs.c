@@ -298,10 +298,15 @@ static int anchor_for(const char *path, const char **rest) {
   int best = -1;
   for (size_t i = 0; i < n_anchors; i++)
     if (strncmp(path, anchors[i].dir, anchors[i].len) == 0 && path[anchors[i].len] == '/' &&
-        path[anchors[i].len + 1] && (best < 0 || anchors[i].len > anchors[best].len))
+        (best < 0 || anchors[i].len > anchors[best].len))
       best = (int)i;
-  if (best >= 0) *rest = path + anchors[best].len + 1;
-  return best < 0 ? AT_FDCWD : anchors[best].fd;
+  if (best < 0) return AT_FDCWD;
+  /* "root//id": a remainder starting with '/' would be opened as absolute */
+  const char *r = path + anchors[best].len;
+  while (*r == '/') r++;
+  if (!*r) return AT_FDCWD;
+  *rest = r;
+  return anchors[best].fd;
 }
 
 int crt_anchored_open(const char *path, int flags) {

@@ -247,6 +247,8 @@ static void test_anchored_paths(void **state) {
   assert_int_equal(crt_anchored_stat(p, &st), 0);
   snprintf(p, sizeof p, "%s/b/f", d); /* under d: d/b */
   assert_int_equal(crt_anchored_stat(p, &st), 0);
+  snprintf(p, sizeof p, "%s//b//f", d); /* doubled slashes: still under the anchor d */
+  assert_int_equal(crt_anchored_stat(p, &st), 0);
   snprintf(p, sizeof p, "%sx/f", d);
   fd = crt_anchored_open(p, O_RDONLY | O_CLOEXEC);
   assert_true(fd >= 0);
