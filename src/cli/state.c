@@ -140,7 +140,7 @@ static void probe(const char *name, bool quiet, list_entry *e) {
   e->st = crt_state_status(e->s);
   struct stat sb;
   e->owner_known = crt_anchored_stat(e->s->dir, &sb) == 0;
-  e->owner = sb.st_uid;
+  e->owner = e->owner_known ? sb.st_uid : 0;
 }
 
 /* The probes' shared work: the next container not yet taken. */
