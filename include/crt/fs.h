@@ -38,6 +38,9 @@ ssize_t crt_read_all(int fd, void *buf, size_t len);
  * EINTR; MSG_NOSIGNAL.  Returns the bytes sent, or -1 with errno. */
 struct iovec;
 ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd);
+/* The same with n fds (at most CRT_SEND_MAX_FDS; more: EMSGSIZE). */
+#define CRT_SEND_MAX_FDS 32
+ssize_t crt_send_with_fds(int sock, struct iovec *iov, size_t iovcnt, const int *fds, size_t n);
 /* Closes every fd >= from except those in keep[0..nkeep) (close_range when possible). */
 void crt_close_fds_from(int from, const int *keep, size_t nkeep);
 /* Marks every fd >= from O_CLOEXEC. */

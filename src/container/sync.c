@@ -11,37 +11,18 @@
 #include <unistd.h>
 
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd) {
-  /* refused, never cut: a cut message would arrive as a different one */
-  if (len >= CRT_SYNC_MAX) { /* the receiver keeps a NUL after the payload */
-    errno = EMSGSIZE;
-    return -1;
-  }
-  struct iovec iov[2] = {{.iov_base = &type, .iov_len = sizeof type}, {.iov_base = (void *)data, .iov_len = len}};
-  return crt_send_with_fd(sock, iov, len ? 2 : 1, fd) < 0 ? -1 : 0;
+  return crt_sync_send_fds(sock, type, data, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 int crt_sync_send_fds(int sock, uint32_t type, const void *data, size_t len, const int *fds, size_t n) {
+  /* refused, never cut: a cut message would arrive as a different one
+   * (the receiver keeps a NUL after the payload) */
   if (len >= CRT_SYNC_MAX || n > CRT_SYNC_MAX_FDS) {
     errno = EMSGSIZE;
     return -1;
   }
-  if (n == 0) return crt_sync_send(sock, type, data, len, -1);
   struct iovec iov[2] = {{.iov_base = &type, .iov_len = sizeof type}, {.iov_base = (void *)data, .iov_len = len}};
-  union {
-    char buf[CMSG_SPACE(sizeof(int) * CRT_SYNC_MAX_FDS)];
-    struct cmsghdr align;
-  } u = {0};
-  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1, .msg_control = u.buf,
-                      .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-  memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-  ssize_t r;
-  do r = sendmsg(sock, &mh, MSG_NOSIGNAL);
-  while (r < 0 && errno == EINTR);
-  return r < 0 ? -1 : 0;
+  return crt_send_with_fds(sock, iov, len ? 2 : 1, fds, n) < 0 ? -1 : 0;
 }
 
 static void close_fds(crt_sync_msg *m) {

@@ -239,26 +239,34 @@ int crt_rm_rf(const char *path) {
   return rm_at(AT_FDCWD, path, st.st_dev);
 }
 
-ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd) {
+ssize_t crt_send_with_fds(int sock, struct iovec *iov, size_t iovcnt, const int *fds, size_t n) {
+  if (n > CRT_SEND_MAX_FDS) {
+    errno = EMSGSIZE;
+    return -1;
+  }
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(sizeof(int) * CRT_SEND_MAX_FDS)];
     struct cmsghdr align;
   } u;
   struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iovcnt};
-  if (fd >= 0) {
+  if (n) {
     memset(&u, 0, sizeof u);
     mh.msg_control = u.buf;
-    mh.msg_controllen = sizeof u.buf;
+    mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
   }
   ssize_t r;
   do r = sendmsg(sock, &mh, MSG_NOSIGNAL);
   while (r < 0 && errno == EINTR);
   return r;
+}
+
+ssize_t crt_send_with_fd(int sock, struct iovec *iov, size_t iovcnt, int fd) {
+  return crt_send_with_fds(sock, iov, iovcnt, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* A few anchors: list's state root, /proc and the freezer hierarchy;
