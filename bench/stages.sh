@@ -29,7 +29,7 @@ $run_in python3 - "$OLD" "$NEW" "$W" "${STAGES_N:-15}" <<'PY'
 import re, statistics, subprocess, sys, time
 old, new, w, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 builds = {"old": old, "new": new}
-stage = re.compile(r'msg="((?:create|init|start|exec|delete): (?:stage )?[^"]*?) took ([0-9.]+)ms"')
+stage = re.compile(r'msg="((?:create|init|start|exec|delete|run): (?:stage )?[^"]*?) took ([0-9.]+)ms"')
 seq = 0
 
 def run(name, argv):

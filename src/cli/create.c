@@ -120,7 +120,10 @@ static int run_created(crt_create_result *res, bool detach, bool keep, crt_err *
     crt_err_free(err);
     close(master);
   }
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "run");
   int code = crt_wait_forward(res->pid);
+  CRT_STAGE(&t, "waited for the process to exit");
   if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
   return code;
 }

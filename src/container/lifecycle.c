@@ -99,7 +99,7 @@ static int load_locked(const char *root, const char *id, crt_state **s, int *loc
   return 0;
 }
 
-static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_err **err);
+static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_stages *t, crt_err **err);
 
 /* Kills the container with SIGKILL: every process of its cgroup, then the
  * init (by pidfd, so never a reused pid); a frozen cgroup is thawed, as
@@ -124,7 +124,9 @@ static int stop_container(const crt_state *s, const char *op, crt_err **err) {
  * error stays the hook's; trouble here is only warned about. */
 static void stop_and_destroy(crt_state *s, const crt_spec *spec) {
   cleanup_err crt_err *e = NULL;
-  if (stop_container(s, "start", &e) < 0 || destroy(s, spec, NULL, &e) < 0) crt_warn("%s", e->msg);
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "delete");
+  if (stop_container(s, "start", &e) < 0 || destroy(s, spec, NULL, &t, &e) < 0) crt_warn("%s", e->msg);
 }
 
 /* Status "created" is required; the message says what it is instead. */
@@ -247,17 +249,15 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
 
 /* spec NULL: the state directory's config.json could not be read
  * (spec_err says why, if known): the hooks are not run, with a warning. */
-static void run_poststop(const crt_state *s, const crt_spec *spec, const crt_err *spec_err) {
+static void run_poststop(const crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_stages *t) {
   if (!spec) {
     crt_warn("poststop hooks not run: %s", spec_err ? spec_err->msg : "no config");
     return;
   }
   if (spec->hooks && spec->hooks->poststop.len) {
-    crt_stages st = {0};
-    CRT_STAGES_BEGIN(&st, "delete");
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
-    CRT_STAGE(&st, "poststop hooks (%zu)", spec->hooks->poststop.len);
+    CRT_STAGE(t, "poststop hooks (%zu)", spec->hooks->poststop.len);
   }
 }
 
@@ -306,13 +306,14 @@ static int remove_state_dir(const char *dir, crt_err **err) {
   return 0;
 }
 
-static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_err **err) {
+static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_stages *t, crt_err **err) {
   if (s->cgroup_path && *s->cgroup_path) {
     if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
     if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
   }
+  CRT_STAGE(t, "cgroup removed");
   crt_test_point("delete:cgroup");
-  run_poststop(s, spec, spec_err);
+  run_poststop(s, spec, spec_err, t);
   return remove_state_dir(s->dir, err);
 }
 
@@ -388,6 +389,8 @@ static int lock_for_delete(const char *root, const char *id, bool force, int *lo
 static int delete_loaded(crt_state *s, crt_spec **spec, bool force, crt_err **err) {
   int rc = -1;
   cleanup_err crt_err *spec_err = NULL;
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "delete");
   enum crt_status st = crt_state_status(s);
   /* runtime-spec: deleting a container that is not stopped MUST generate an
    * error, created ones included.  runc and crun kill a created one's
@@ -403,7 +406,10 @@ static int delete_loaded(crt_state *s, crt_spec **spec, bool force, crt_err **er
   if (st != CRT_STATUS_STOPPED && stop_container(s, "delete", err) < 0) goto out;
   if (st == CRT_STATUS_STOPPED) kill_leftovers(s, *spec);
   crt_test_point("delete:killed");
-  rc = destroy(s, *spec, spec_err, err);
+  CRT_STAGE(&t, "status and leftovers checked");
+  rc = destroy(s, *spec, spec_err, &t, err);
+  CRT_STAGE(&t, "state dir removed");
+  CRT_STAGES_TOTAL(&t);
 out:
   if (rc < 0) crt_error_wrap(err, "delete %s", s->id);
   return rc;
