@@ -4,7 +4,6 @@
 #ifndef CRT_MOUNTS_H
 #define CRT_MOUNTS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,30 +28,8 @@ int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds
 void crt_idmap_close(int *fds, size_t n);
 /* The host's cgroup v1 hierarchies as a "cgroup" mount binds them: the
  * mounts of type cgroup below /sys/fs/cgroup/, from one read of
- * /proc/self/mountinfo (through libmount). */
+ * /proc/self/mountinfo. */
 int crt_cgroup_v1_mounts_read(crt_mountinfo *out, crt_err **err);
-/* The same read by a thread of the init while it makes its first mounts:
- * loading libmount and the table (~0.45 ms) were on its critical path.
- * (The runtime cannot read them for it: libmount mapped in the runtime
- * costs `create` 0.85 MB of peak RSS.)  The cgroup mount takes the result
- * (joins the thread); crt_v1_mounts_reader_end joins it in any case,
- * before anything the init does needs it single-threaded (a fork, the
- * pivot_root). */
-typedef struct crt_v1_mounts_reader {
-  pthread_t tid;
-  bool running; /* started, not joined yet */
-  bool done;    /* joined: rc, mi and err are the thread's */
-  int rc;
-  crt_mountinfo mi;
-  crt_err *err;
-} crt_v1_mounts_reader;
-void crt_v1_mounts_reader_start(crt_v1_mounts_reader *r);
-/* *mi: the snapshot, or NULL when no thread was started. */
-int crt_v1_mounts_reader_take(crt_v1_mounts_reader *r, const crt_mountinfo **mi, crt_err **err);
-void crt_v1_mounts_reader_end(crt_v1_mounts_reader *r);
-/* Whether spec has a "cgroup" mount that binds v1 hierarchies here
- * (/sys/fs/cgroup is not a cgroup2 mount). */
-bool crt_cgroup_v1_mount_wanted(const crt_spec *spec);
 
 /* ---- for src/linux/rootfs.c ---- */
 /* Runs spec->mounts[i] inside the rootfs opened as rootfd. */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "crt/error.h"
@@ -65,6 +66,9 @@ int crt_mountinfo_read(crt_mountinfo *out, crt_err **err);
 /* The same, keeping only the mounts of type fstype whose mount point
  * starts with under ("/sys/fs/cgroup/"). */
 int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err);
+/* The parser of both, on any stream of mountinfo lines (unit tests, the
+ * fuzzer); lines that are not mountinfo are skipped. */
+int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err);
 void crt_mountinfo_free(crt_mountinfo *mi);
 /* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);

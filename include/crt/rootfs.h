@@ -19,8 +19,6 @@ typedef struct {
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
   const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind
                                source opened with its credentials), or -1 (may be NULL) */
-  struct crt_v1_mounts_reader *cgroup_v1_reader; /* the host's v1 hierarchies being read by a thread
-                                                  * (crt/mounts.h); NULL: the cgroup mount reads them */
   /* The init's late join of its v1 cgroup (init.c): called before the
    * first mount whose result may depend on the caller's cgroup (any but
    * proc, sysfs, tmpfs, devpts, mqueue and binds: a cgroup mount reads it,

@@ -125,7 +125,7 @@ static int join_late(void *arg, crt_err **err) {
 
 /* Stage 1: root in the user namespace, in the cgroup (and its namespace).
  * Returns the cgroup path the mounts use. */
-static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_reader) {
+static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   /* fails only for an invalid signal.  The runtime cannot have died before
@@ -168,15 +168,6 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m, crt_v1_mounts_reader *v1_r
     crt_error(&err, errno, "unshare cgroup namespace");
     crt_child_fail(r, err);
   }
-  /* The v1 cgroup mount's hierarchies, read beside the mounts before it,
-   * root in the user namespace, so that the reader sees what this thread
-   * would.  It reads mountinfo alone (the cgroup mount reads
-   * /proc/self/cgroup itself, after the join): what it sees depends on
-   * neither the thread's cgroup nor, for what the mount uses, its cgroup
-   * namespace (a hierarchy's root is used only without one).  So with
-   * v1_late it starts before the join, and the thread, which runs no code
-   * of the container, stays in the runtime's cgroup until joined. */
-  if (v1_reader) crt_v1_mounts_reader_start(v1_reader);
   return cgroup_path;
 }
 
@@ -207,8 +198,6 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
   /* no mount namespace, or no mount asked for the cgroup: now */
   CHILD_TRY(r, join_late(rc->cgroup_join_arg, &err));
-  /* single-threaded again before anything forks or pivots */
-  crt_v1_mounts_reader_end(rc->cgroup_v1_reader);
   crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
   rc->idmap_fds = c->idmap_fds = NULL;
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
@@ -323,15 +312,13 @@ static void init_main(init_ctx *c) {
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
-  crt_v1_mounts_reader v1_reader = {0};
   late_join lj = {.c = c, .m = m};
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
-                          .cgroup_path = init_enter(c, m, mntns && crt_cgroup_v1_mount_wanted(spec) ? &v1_reader : NULL),
+                          .cgroup_path = init_enter(c, m),
                           .idmap_fds = c->idmap_fds,
-                          .cgroup_v1_reader = &v1_reader,
                           .cgroup_join = c->v1_late ? join_late : NULL,
                           .cgroup_join_arg = &lj};
   CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");

@@ -493,51 +493,6 @@ int crt_cgroup_v1_mounts_read(crt_mountinfo *out, crt_err **err) {
   return crt_mountinfo_read_type(out, "cgroup", "/sys/fs/cgroup/", err);
 }
 
-static void *v1_mounts_read(void *arg) {
-  crt_v1_mounts_reader *r = arg;
-  r->rc = crt_cgroup_v1_mounts_read(&r->mi, &r->err);
-  return NULL;
-}
-
-void crt_v1_mounts_reader_start(crt_v1_mounts_reader *r) {
-  *r = (crt_v1_mounts_reader){0};
-  int e = pthread_create(&r->tid, NULL, v1_mounts_read, r);
-  if (e) crt_debug("cgroup v1 mounts: no reader thread (%s): the cgroup mount reads them", strerror(e));
-  r->running = e == 0;
-}
-
-static void v1_mounts_join(crt_v1_mounts_reader *r) {
-  if (!r->running) return;
-  pthread_join(r->tid, NULL);
-  r->running = false;
-  r->done = true;
-}
-
-int crt_v1_mounts_reader_take(crt_v1_mounts_reader *r, const crt_mountinfo **mi, crt_err **err) {
-  v1_mounts_join(r);
-  *mi = NULL;
-  if (!r->done) return 0;
-  if (r->rc < 0) return r->err ? crt_err_move(err, &r->err) : crt_error(err, EIO, "read /proc/self/mountinfo");
-  *mi = &r->mi;
-  return 0;
-}
-
-void crt_v1_mounts_reader_end(crt_v1_mounts_reader *r) {
-  v1_mounts_join(r);
-  crt_mountinfo_free(&r->mi);
-  crt_err_free(&r->err);
-  r->done = false;
-}
-
-bool crt_cgroup_v1_mount_wanted(const crt_spec *spec) {
-  bool want = false;
-  for (size_t i = 0; i < spec->n_mounts && !want; i++) {
-    const crt_mount *m = &spec->mounts[i];
-    want = m->type && !strcmp(m->type, "cgroup") && !crt_mount_is_bind(m);
-  }
-  struct statfs sf;
-  return want && statfs("/sys/fs/cgroup", &sf) == 0 && (long)sf.f_type != CGROUP2_SUPER_MAGIC;
-}
 
 /* The directory for hierarchy name in the tmpfs the cgroup mount just made
  * (tmp): made there and opened without following a symlink.  Only a
@@ -668,14 +623,11 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
   if (mount_at(c, "tmpfs", dst, "tmpfs", flags & ~MS_RDONLY, data, err) < 0) return -1;
   cleanup_close int tmp = open_dest(c, O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (tmp < 0) return -1;
-  /* The hierarchies as they were before the binds below (which add cgroup
-   * lines to mountinfo): the runtime's snapshot from before the clone, or
-   * read here (a mount namespace joined by path, a two-stage spawn). */
-  crt_mountinfo read_here = {0};
-  const crt_mountinfo *mi = NULL;
-  if (c->cfg->cgroup_v1_reader && crt_v1_mounts_reader_take(c->cfg->cgroup_v1_reader, &mi, err) < 0) return -1;
-  if (!mi && crt_cgroup_v1_mounts_read(&read_here, err) < 0) return -1;
-  if (!mi) mi = &read_here;
+  /* The hierarchies as they are before the binds below (which add cgroup
+   * lines to mountinfo). */
+  crt_mountinfo hier = {0};
+  if (crt_cgroup_v1_mounts_read(&hier, err) < 0) return -1;
+  const crt_mountinfo *mi = &hier;
   own_cgroups ours = {0};
   cleanup_err crt_err *unread = NULL;
   if (crt_proc_cgroup_read(0, &ours.v, &ours.n, &unread) < 0) ours.n = 0; /* then no hierarchy is ours */
@@ -689,7 +641,7 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
     if (rc == 0 && link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       rc = crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
   }
-  crt_mountinfo_free(&read_here);
+  crt_mountinfo_free(&hier);
   crt_proc_cgroup_free(ours.v, ours.n);
   if (rc == 0 && (flags & MS_RDONLY)) return remount_bind(c, tmp, flags, err);
   return rc;

@@ -19,6 +19,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "crt/cli.h"
+#include "crt/procinfo.h"
 #include "crt/state.h"
 #include "crt/log.h"
 #include "crt/spec.h"
@@ -143,6 +144,39 @@ static inline int fuzz_signal_one(const uint8_t *data, size_t size) {
   if (sig == -1 && *buf >= '1' && *buf <= '9' && strspn(buf, "0123456789") == strlen(buf) && strlen(buf) < 3 &&
       atoi(buf) < NSIG)
     abort(); /* every number of a signal is one */
+  free(buf);
+  return 0;
+}
+
+/* (5) crt_mountinfo_parse, the reader of /proc/self/mountinfo: whatever
+ * the lines, every entry has all its fields, no more entries than lines,
+ * and the filtered read keeps exactly the entries of that type under that
+ * directory, in order. */
+static inline int fuzz_mountinfo_one(const uint8_t *data, size_t size) {
+  if (size == 0) return 0;
+  char *buf = fuzz_cstr(data, size);
+  size_t lines = 1;
+  for (size_t i = 0; i < size; i++) lines += data[i] == '\n';
+  FILE *f = fmemopen(buf, size, "r");
+  if (!f) abort();
+  crt_mountinfo all, some;
+  crt_err *err = NULL;
+  if (crt_mountinfo_parse(f, NULL, NULL, &all, &err) < 0) abort();
+  rewind(f);
+  if (crt_mountinfo_parse(f, "cgroup", "/sys/fs/cgroup/", &some, &err) < 0) abort();
+  fclose(f);
+  if (all.n > lines) abort();
+  size_t k = 0;
+  for (size_t i = 0; i < all.n; i++) {
+    const crt_mountinfo_entry *e = &all.v[i];
+    if (!e->root || !e->target || !e->fstype || !e->fs_opts || !e->optional) abort();
+    if (strcmp(e->fstype, "cgroup") || strncmp(e->target, "/sys/fs/cgroup/", 15)) continue;
+    if (k >= some.n || strcmp(some.v[k].target, e->target) || strcmp(some.v[k].fs_opts, e->fs_opts)) abort();
+    k++;
+  }
+  if (k != some.n) abort();
+  crt_mountinfo_free(&all);
+  crt_mountinfo_free(&some);
   free(buf);
   return 0;
 }

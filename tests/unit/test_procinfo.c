@@ -79,6 +79,49 @@ static void test_mountinfo_unescapes_paths(void **state) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The hand-written mountinfo parser on lines proc(5) allows: optional
+ * fields or none, octal escapes in root, target and super options, a
+ * filter by type and mount point; lines it cannot read (no " - ", too few
+ * fields) are skipped, not fatal. */
+static void test_mountinfo_parse_lines(void **state) {
+  static char text[] =
+      "22 1 0:20 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+      "30 22 0:25 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:12 master:3 - cgroup cgroup rw,cpu,cpuacct\n"
+      "31 22 0:26 /kubepods /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+      "32 22 0:27 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,xattr,name=systemd\n"
+      "33 1 0:28 /a\\040b /mnt/with\\040space\\011tab rw - tmpfs none rw,size=4k\n"
+      "34 1 0:29 / /tmp/cgroup-elsewhere rw - cgroup cgroup rw,pids\n"
+      "garbage without the separator\n"
+      "35 1 0:30 / /short rw -\n"
+      "\n"
+      "36 1 0:31 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw";
+  FILE *f = fmemopen(text, strlen(text), "r");
+  assert_non_null(f);
+  crt_mountinfo mi;
+  crt_err *err = NULL;
+  assert_int_equal(crt_mountinfo_parse(f, NULL, NULL, &mi, &err), 0);
+  assert_int_equal(mi.n, 7);
+  assert_string_equal(mi.v[0].optional, "shared:7");
+  assert_string_equal(mi.v[1].target, "/sys/fs/cgroup/cpu,cpuacct");
+  assert_string_equal(mi.v[1].fs_opts, "rw,cpu,cpuacct");
+  assert_true(crt_mountinfo_has_tag(&mi.v[1], "master") && crt_mountinfo_has_tag(&mi.v[1], "shared"));
+  assert_string_equal(mi.v[2].root, "/kubepods");
+  assert_string_equal(mi.v[2].optional, "");
+  assert_string_equal(mi.v[4].root, "/a b");
+  assert_string_equal(mi.v[4].target, "/mnt/with space\ttab");
+  assert_string_equal(mi.v[4].fstype, "tmpfs");
+  assert_string_equal(mi.v[6].fstype, "cgroup2");
+  crt_mountinfo_free(&mi);
+  rewind(f);
+  assert_int_equal(crt_mountinfo_parse(f, "cgroup", "/sys/fs/cgroup/", &mi, &err), 0);
+  assert_int_equal(mi.n, 3);
+  assert_string_equal(mi.v[0].target, "/sys/fs/cgroup/cpu,cpuacct");
+  assert_string_equal(mi.v[1].target, "/sys/fs/cgroup/memory");
+  assert_string_equal(mi.v[2].fs_opts, "rw,xattr,name=systemd");
+  crt_mountinfo_free(&mi);
+  fclose(f);
+}
+
 /* What crt_cgroup_has_pid concludes from the full reader's lines: path
  * itself or a cgroup below it. */
 static int under_by_full_reader(const char *path) {
@@ -281,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_read_small),
       cmocka_unit_test(test_anchored_paths),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
+      cmocka_unit_test(test_mountinfo_parse_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
