@@ -130,7 +130,8 @@ static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int sync_parent = c->sync;
   c->sync = child_sync;
   c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
-  int made = c->netns_fd >= 0 ? CLONE_NEWNET : 0; /* made ahead: the init joins it */
+  /* made ahead (the init joins it) or made by the init */
+  int made = c->netns_fd >= 0 || c->netns_by_init ? CLONE_NEWNET : 0;
   pid_t pid = two ? crt_raw_clone(0)
                   : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &c->born_in_cgroup);
   if (pid < 0) {
@@ -171,8 +172,8 @@ static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
   return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
 }
 
-static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_state *s, const crt_spec *spec) {
-  return (crt_cgroup_config){.id = s->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
+static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_spec *spec) {
+  return (crt_cgroup_config){.id = o->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
 }
 
 /* One step's message to the init, with n fds.  It fails when the init is
@@ -218,7 +219,7 @@ static int no_cgroup(const init_ctx *c, crt_err **err) {
 /* The init into its cgroup: configured (v2, made before the clone), or
  * made and entered now. */
 static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
-  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (c->cgroup_made) {
     /* prepared: the init was born in the cgroup2 one unless clone3 fell
      * back, and joined the v1 ones itself */
@@ -249,7 +250,7 @@ static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
  * message, the init killed before it joined, nothing left (undo_create),
  * and no poststop hooks (the container never had its cgroup). */
 static int prepare_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
-  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (crt_cgroup_prepare_v1(&cc, s->cgroup_path, &c->cg_tasks, err) == 0) return 0;
   c->cgroup_failed = true;
   return -1;
@@ -360,9 +361,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
  * a shared rootfsPropagation (the init's mounts before the join would
  * reach the host's mount table, and a cgroup failure after them would
  * leave them there). */
-static bool v1_late_wanted(const init_ctx *c, const crt_cgroup_config *cc) {
+static bool v1_late_wanted(const init_ctx *c) {
   const crt_linux *l = c->spec->linux_;
-  return crt_cgroup_v1_late(cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) &&
+  crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
+  return crt_cgroup_v1_late(&cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) &&
          !(l && (l->rootfs_propagation_flags & MS_SHARED));
 }
 
@@ -372,9 +374,9 @@ static bool v1_late_wanted(const init_ctx *c, const crt_cgroup_config *cc) {
  * file names it first, so that a crash here leaves nothing that delete
  * --force cannot find. */
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
-  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
-  c->v1_late = cc.v1_late = v1_late_wanted(c, &cc);
+  c->v1_late = cc.v1_late = v1_late_wanted(c);
   /* v1_late on pure v1 makes nothing before the clone: the rescue file is
    * written once, after it, with the init's pid, still before the cgroup
    * exists (start_init) */
@@ -515,7 +517,7 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   s->systemd = c->opts->systemd_cgroup;
   if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
-  crt_cgroup_config cc = cgroup_config(c->opts, s, c->spec);
+  crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
 
@@ -637,7 +639,12 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
-  if (netns_ahead_wanted(&c)) crt_netns_ahead_start(&c.netns_ahead); /* else (or failed): cloned as usual */
+  /* A new network namespace takes ~0.5 ms to make: made by a thread while
+   * we make the state dir (and the cgroup), joined before the clone (no
+   * thread may run at a fork); or, with the v1 cgroup made after the
+   * clone, by the init itself while we make that cgroup, which it waits
+   * for anyway.  Else (the thread did not start): cloned with it. */
+  if (netns_ahead_wanted(&c) && !(c.netns_by_init = v1_late_wanted(&c))) crt_netns_ahead_start(&c.netns_ahead);
   CRT_STAGE(&st, "config loaded");
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;

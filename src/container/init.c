@@ -139,6 +139,9 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
       crt_child_fail(r, err);
     }
     close(c->netns_fd);
+  } else if (c->netns_by_init && unshare(CLONE_NEWNET) < 0) {
+    crt_error(&err, errno, "make the network namespace");
+    crt_child_fail(r, err);
   }
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);

@@ -27,6 +27,8 @@ typedef struct init_ctx {
   int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
   crt_netns_ahead netns_ahead; /* the thread making the network namespace (parent side) */
   int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
+  bool netns_by_init; /* the init unshares its network namespace itself (not cloned with CLONE_NEWNET),
+                       * while the runtime makes the v1 cgroup after the clone */
   crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files, joined by the init itself */
   bool v1_self_joined; /* cg_tasks were given: the runtime moves the init into no v1 hierarchy */
   bool v1_late;     /* the v1 hierarchies are made after the clone; their tasks files come with

@@ -43,31 +43,45 @@ test_hot_paths_do_not_load_libmount() {
   assert_not_contains "$out" "libmount" "run --no-pivot (mountinfo)"
 }
 
-# Guards crt_netns_ahead (src/linux/namespaces.c): create makes a new
-# network namespace in a thread while it does its other work, and the init
-# joins it (setns) instead of a clone with CLONE_NEWNET.  Each container
-# still gets a namespace of its own, fresh (only lo, up), and not the
-# host's; with a user namespace the init is cloned into one as before.
-test_network_namespace_made_ahead() {
-  is_crt || return 0
-  make_bundle "$T/s" sleep 100
+# Guards crt_netns_ahead (src/linux/namespaces.c) and its v1 variant: a
+# new network namespace takes ~0.5 ms to make, so the init is not cloned
+# with CLONE_NEWNET.  Where the cgroup is made before the clone (cgroup2),
+# a thread of the runtime makes it meanwhile and the init joins it (setns);
+# where the v1 cgroup is made after the clone, the init unshares it itself
+# while the runtime makes that cgroup.  Each container still gets a
+# namespace of its own, fresh (only lo, up), and not the host's; with a
+# user namespace the init is cloned into one as before.
+_netns_made_ahead() { # v1|cgroup2
+  make_bundle "$T/s-$1" sleep 100
   local a b; a=$(new_id); b=$(new_id)
-  crt run -d -b "$T/s" "$a" </dev/null >/dev/null 2>&1 || fail "run -d $a"
-  crt run -d -b "$T/s" "$b" </dev/null >/dev/null 2>&1 || fail "run -d $b"
+  crt run -d -b "$T/s-$1" "$a" </dev/null >/dev/null 2>&1 || fail "run -d $a ($1)"
+  crt run -d -b "$T/s-$1" "$b" </dev/null >/dev/null 2>&1 || fail "run -d $b ($1)"
   local na nb host; host=$(readlink /proc/self/ns/net)
   na=$(readlink "/proc/$(state_field "$a" pid)/ns/net"); nb=$(readlink "/proc/$(state_field "$b" pid)/ns/net")
   [ -n "$na" ] && [ "$na" != "$host" ] && [ "$na" != "$nb" ] && [ "$nb" != "$host" ] ||
-    fail "network namespaces: $a $na, $b $nb, host $host"
+    fail "network namespaces ($1): $a $na, $b $nb, host $host"
   crt delete -f "$a"; crt delete -f "$b"
-  make_bundle "$T/n" sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags'
-  strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/n" "$(new_id)" \
-    </dev/null >"$T/out" 2>&1 || fail "run: $(cat "$T/out")"
-  assert_eq "$(printf 'lo\n0x9')" "$(cat "$T/out")" "the container's interfaces and lo's flags (IFF_UP|IFF_LOOPBACK)"
-  local tr; tr=$(cat "$T/trace")
-  assert_contains "$tr" "CLONE_NEWPID" "the init's clone"
-  assert_not_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "the init's clone (the namespace was made ahead)"
-  grep -Eq "setns\([0-9]+, CLONE_NEWNET\) += 0" "$T/trace" ||
-    fail "the init joins no network namespace made for it: $(grep setns "$T/trace")"
+  make_bundle "$T/n-$1" sh -c 'ls /sys/class/net; cat /sys/class/net/lo/flags'
+  strace -f -o "$T/trace" -e trace=clone,clone3,setns,unshare "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/n-$1" \
+    "$(new_id)" </dev/null >"$T/out" 2>&1 || fail "run ($1): $(cat "$T/out")"
+  assert_eq "$(printf 'lo\n0x9')" "$(cat "$T/out")" "the container's interfaces and lo's flags (IFF_UP|IFF_LOOPBACK; $1)"
+  local clone init; clone=$(grep -m1 CLONE_NEWPID "$T/trace")
+  init=$(sed -n 's/.* = \([0-9]*\)$/\1/p' <<<"$clone")
+  [ -n "$init" ] || fail "no init clone ($1): $(cat "$T/trace")"
+  assert_not_contains "$clone" "CLONE_NEWNET" "the init's clone ($1)"
+  if [ "$1" = cgroup2 ]; then
+    grep -Eq "^$init +setns\([0-9]+, CLONE_NEWNET\) += 0" "$T/trace" ||
+      fail "the init joins no network namespace made for it: $(grep -E 'setns|unshare' "$T/trace")"
+  else
+    grep -Eq "^$init +unshare\(CLONE_NEWNET\) += 0" "$T/trace" ||
+      fail "the init makes no network namespace of its own (v1): $(grep -E 'setns|unshare' "$T/trace")"
+  fi
+}
+_netns_made_ahead_cg2() { _netns_made_ahead cgroup2; }
+test_network_namespace_made_ahead() {
+  is_crt || return 0
+  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || _netns_made_ahead v1
+  in_cg2 _netns_made_ahead_cg2
   userns_bundle "$T/u" true
   strace -f -o "$T/trace" -e trace=clone,clone3,setns "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/u" "$(new_id)" \
     </dev/null >"$T/out" 2>&1 || fail "run in a user namespace: $(cat "$T/out")"
