@@ -327,7 +327,7 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   }
   if (spec->linux_ && crt_netdev_move(s->pid, &spec->linux_->net_devices, err) < 0) return -1;
   CRT_STAGE(c->stages, "namespaces set up (uid/gid maps, network devices)");
-  /* state.json already names the planned cgroup (see crt_container_create):
+  /* the rescue file already names the planned cgroup (see start_init):
    * a crash from here on leaves nothing delete --force cannot find. */
   /* v1_late: placed and handed over right after the clone (CGROUP_JOIN
    * stands for CGROUP_DONE), so that this state.json overlaps the init's
@@ -521,7 +521,14 @@ static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err *
   return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
 
-/* Stage 6: the init cloned, state.json naming it. */
+/* Hooks that run while the container is being created (the init's state
+ * on their stdin; they may also ask `crt state`). */
+static bool hooks_before_ready(const crt_spec *spec) {
+  const crt_hooks *h = spec->hooks;
+  return h && (h->prestart.len || h->create_runtime.len || h->create_container.len);
+}
+
+/* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
 static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
   if (c->new_userns && crt_idmap_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
   if (c->new_userns && crt_bind_sources_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
@@ -550,8 +557,14 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
     if (crt_state_save_rescue(c->opts->root, s, err) < 0 || place_v1_late(c, s, err) < 0) return -1;
     CRT_STAGE(c->stages, "v1 cgroup made and configured, tasks files handed to the init");
   }
-  /* the rescue file unchanged since: written once */
-  if (crt_state_save(c->opts->root, s, err) < 0) return -1;
+  /* state.json ("creating", the init's pid) now only for a hook run
+   * before READY, which may ask `state`: otherwise it is first written with
+   * READY, as runc does (one file less on the state root; `state` says
+   * "being created" meanwhile).  The rescue file names the init either way
+   * (unchanged since v1_late wrote it: written once). */
+  int saved = hooks_before_ready(c->spec) ? crt_state_save(c->opts->root, s, err)
+                                          : crt_state_save_rescue(c->opts->root, s, err);
+  if (saved < 0) return -1;
   crt_test_point("create:spawned");
   return 0;
 }

@@ -88,6 +88,37 @@ test_network_namespace_made_ahead() {
   assert_contains "$(grep CLONE_NEWPID "$T/trace")" "CLONE_NEWNET" "a user namespace's init is cloned into its network namespace"
 }
 
+# Guards start_init (src/container/create.c): without a hook that runs
+# while the container is created, state.json is first written with READY,
+# as runc does (on an ext4 state root each file made costs 0.05-0.5 ms):
+# paused where the init asks for the prestart hooks, the state dir holds
+# the rescue file naming the init and no state.json, and `state` says the
+# container is being created.  A createRuntime hook still finds it
+# "creating", with the init's pid, through `crt state`.
+test_state_json_written_once_without_hooks() {
+  is_crt || return 0
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
+  make_bundle "$T/b" true
+  local id; id=$(new_id)
+  CRT_TEST_PAUSE=create:prestart CRT_TEST_PAUSE_FILE=$T/paused "$tp" --root "$CRT_ROOT" create -b "$T/b" "$id" \
+    </dev/null >"$T/tp.out" 2>&1 &
+  local cpid=$!
+  wait_for test -s "$T/paused" || { kill -9 $cpid; fail "create never reached create:prestart: $(cat "$T/tp.out")"; }
+  local files; files=$(ls "$CRT_ROOT/$id" | tr '\n' ' ')
+  run_rc crt state "$id"
+  kill -9 $cpid; wait $cpid 2>/dev/null
+  crt delete -f "$id" >/dev/null 2>&1
+  assert_contains "$files" "init " "the rescue file during create"
+  assert_not_contains "$files" "state.json" "state.json before READY without hooks"
+  assert_contains "$out" "has no state yet (being created" "state during create"
+  make_bundle "$T/h" true
+  bundle_edit "$T/h" "c['hooks']={'createRuntime':[{'path':'/bin/sh','args':['sh','-c','$CRT_BIN --root $CRT_ROOT state $id-h > $T/hook.state']}]}"
+  crt run -b "$T/h" "$id-h" </dev/null >"$T/run.out" 2>&1 || fail "run with a createRuntime hook: $(cat "$T/run.out")"
+  python3 -I -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["status"]=="creating" and s["pid"]>0, s' \
+    "$T/hook.state" || fail "the hook's state: $(cat "$T/hook.state")"
+}
+
 # opens_for_reading TRACE NAME: openat calls in an strace file that opened
 # a file called NAME for reading (the atomic writes' NAME.tmp.PID excluded).
 opens_for_reading() { grep -v ENOENT "$1" | grep -c "/$2\", O_RDONLY"; }
