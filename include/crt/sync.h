@@ -15,8 +15,9 @@ enum crt_sync_type {
   CRT_SYNC_PID = 1,        /* child -> parent: pid of the real init (two-stage spawn) */
   CRT_SYNC_MAPS_DONE,      /* parent -> child: uid/gid maps written */
   CRT_SYNC_CGROUP_DONE,    /* parent -> child: in its cgroup; payload: cgroup path */
-  CRT_SYNC_PRESTART,       /* child -> parent: mounts ready, run prestart/createRuntime hooks */
-  CRT_SYNC_PRESTART_DONE,  /* parent -> child */
+  CRT_SYNC_PRESTART,       /* child -> parent: mounts ready, run prestart/createRuntime hooks (sent
+                            * only when there are some) */
+  CRT_SYNC_PRESTART_DONE,  /* parent -> child: the exec FIFO attached (unasked without those hooks) */
   CRT_SYNC_SECCOMP_FD,     /* child -> parent: seccomp notify fd attached */
   CRT_SYNC_SECCOMP_DONE,   /* parent -> child */
   CRT_SYNC_READY,          /* child -> parent: set up; it parks on the exec FIFO next (create) */

@@ -339,10 +339,14 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   CRT_STAGE(c->stages, "cgroup joined and configured");
   /* made while the init mounts; it goes with PRESTART_DONE */
   if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
-  if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
-  CRT_STAGE(c->stages, "waited for the init's mounts");
+  /* without such hooks nothing waits for the init's mounts: the FIFO
+   * goes now, and the init takes it once they are done (no round trip) */
+  if (c->runtime_hooks) {
+    if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
+    CRT_STAGE(c->stages, "waited for the init's mounts");
+  }
   crt_test_point("create:prestart");
-  if (run_create_hooks(spec, s, c->stages, err) < 0) return -1;
+  if (c->runtime_hooks && run_create_hooks(spec, s, c->stages, err) < 0) return -1;
   if (tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err) < 0)
     return -1;
   /* The copy later commands read, and the temp file of the state saved
@@ -500,6 +504,7 @@ static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) 
   c->sync = sp[0];
   *child = sp[1];
   c->new_userns = new_ns(spec, CRT_NS_USER);
+  c->runtime_hooks = spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
   c->new_cgroupns = new_ns(spec, CRT_NS_CGROUP);
   c->new_mntns = new_ns(spec, CRT_NS_MOUNT);
   return 0;

@@ -206,7 +206,7 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
   /* v1_late: CGROUP_JOIN came instead (join_late) */
   if (c->born_in_cgroup && !c->v1_late) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  if (crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
+  if (c->runtime_hooks && crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "ask the runtime for the prestart hooks");
     crt_child_fail(r, err);
   }

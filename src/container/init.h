@@ -40,6 +40,8 @@ typedef struct init_ctx {
   const crt_state *state;  /* for the hooks run in the container: all but the pid */
   int listen_fds;   /* socket activation: fds passed on after the preserved ones */
   bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
+  bool runtime_hooks; /* prestart or createRuntime hooks: the init asks for them (PRESTART) once its
+                       * mounts are done; without, PRESTART_DONE comes unasked */
   bool new_userns;
   bool new_cgroupns;
   bool new_mntns;

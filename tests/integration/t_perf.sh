@@ -119,6 +119,24 @@ test_state_json_written_once_without_hooks() {
     "$T/hook.state" || fail "the hook's state: $(cat "$T/hook.state")"
 }
 
+# Guards drive_init/init_mount (create.c, init.c): the init asks for the
+# prestart and createRuntime hooks (PRESTART) only when there are some;
+# without, the exec FIFO comes unasked and neither side waits for the
+# other (--debug's stages show the runtime's wait only with a hook).
+test_no_prestart_round_trip_without_hooks() {
+  is_crt || return 0
+  make_bundle "$T/b" true
+  "$CRT_BIN" --root "$CRT_ROOT" --debug run -b "$T/b" "$(new_id)" </dev/null >/dev/null 2>"$T/plain.err" ||
+    fail "run: $(tail -3 "$T/plain.err")"
+  assert_not_contains "$(cat "$T/plain.err")" "waited for the init's mounts" "run without hooks"
+  assert_contains "$(cat "$T/plain.err")" "init: stage waited for the runtime's prestart" "the init's stage"
+  bundle_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/sh','args':['sh','-c','echo ran > $T/hook.ran']}]}"
+  "$CRT_BIN" --root "$CRT_ROOT" --debug run -b "$T/b" "$(new_id)" </dev/null >/dev/null 2>"$T/hook.err" ||
+    fail "run with a prestart hook: $(tail -3 "$T/hook.err")"
+  assert_contains "$(cat "$T/hook.err")" "waited for the init's mounts" "run with a prestart hook"
+  assert_eq ran "$(cat "$T/hook.ran" 2>/dev/null)" "the prestart hook"
+}
+
 # opens_for_reading TRACE NAME: openat calls in an strace file that opened
 # a file called NAME for reading (the atomic writes' NAME.tmp.PID excluded).
 opens_for_reading() { grep -v ENOENT "$1" | grep -c "/$2\", O_RDONLY"; }
