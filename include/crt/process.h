@@ -24,6 +24,13 @@ int crt_loopback_up(const crt_spec *spec, crt_err **err);
 int crt_lo_up(crt_err **err);
 /* oomScoreAdj, personality, scheduler, ioPriority, umask, memoryPolicy. */
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
+/* Whether setting up p writes under /proc (sysctls, timeOffsets,
+ * oomScoreAdj, an LSM label) or reopens its terminal there: only then is
+ * crt's own procfs handle made ahead (crt/procfs.h).  Making it and
+ * dropping it cost the init ~0.2 ms (a procfs superblock, and an unmount
+ * that waits for an RCU grace period).  A write it did not foresee still
+ * works: crt_procfs_open makes a handle for that call. */
+bool crt_proc_writes_wanted(const crt_spec *spec, const crt_process *p);
 /* setgroups/setresgid/setresuid (the caller keeps capabilities across it). */
 int crt_set_user(const crt_process *p, bool userns, crt_err **err);
 /* A process without a terminal leads a new session and process group, as

@@ -66,7 +66,8 @@ static int prepare(const crt_finalize_in *in, crt_finalized *out, crt_err **err)
    * after it is loaded); the init's is made before its mounts already.
    * Without one, the first write that needs it says why. */
   cleanup_err crt_err *no_handle = NULL;
-  if (crt_procfs_prepare(&no_handle) < 0) crt_debug("procfs handle: %s", no_handle->msg);
+  if (crt_proc_writes_wanted(in->spec, p) && crt_procfs_prepare(&no_handle) < 0)
+    crt_debug("procfs handle: %s", no_handle->msg);
   if (crt_find_executable(p, &out->exe, err) < 0) return -1;
   /* made before any seccomp filter can refuse memfd_create */
   if (in->use_stub && (out->stub = crt_stub_open(err)) < 0) return -1;

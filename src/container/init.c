@@ -183,7 +183,7 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   /* crt's own procfs, made before any config mount exists and kept until
    * the last write to /proc (crt_process_finalize); a failure here is
    * reported by the first write that needs it. */
-  if (crt_procfs_prepare(&err) < 0) {
+  if (crt_proc_writes_wanted(spec, spec->process) && crt_procfs_prepare(&err) < 0) {
     crt_debug("procfs handle: %s", err->msg);
     crt_err_free(&err);
   }

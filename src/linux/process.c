@@ -175,6 +175,13 @@ static int set_ioprio(const crt_process *p, crt_err **err) {
   return 0;
 }
 
+bool crt_proc_writes_wanted(const crt_spec *spec, const crt_process *p) {
+  const crt_linux *l = spec->linux_;
+  if (l && (l->sysctl.len || l->n_time_offsets)) return true;
+  return p && (p->terminal || p->oom_score_adj.set || (p->apparmor_profile && *p->apparmor_profile) ||
+               (p->selinux_label && *p->selinux_label));
+}
+
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err) {
   if (p->oom_score_adj.set) {
     char buf[32];

@@ -137,6 +137,31 @@ test_no_prestart_round_trip_without_hooks() {
   assert_eq ran "$(cat "$T/hook.ran" 2>/dev/null)" "the prestart hook"
 }
 
+# Guards crt_proc_writes_wanted (src/linux/process.c): crt's own procfs
+# handle (a fresh procfs, fsopen) is made only for a container that writes
+# under /proc (here a sysctl) or reopens its terminal there; without, the
+# init and exec's process make none (it cost them ~0.15 ms: the superblock
+# and an unmount waiting for an RCU grace period).  The sysctl still lands.
+test_procfs_handle_only_when_needed() {
+  is_crt || return 0
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  # -b execve: not the container's sleep (strace would wait for it)
+  strace -f -b execve -qq -e trace=fsopen -o "$T/run.trace" "$CRT_BIN" --root "$CRT_ROOT" run -d -b "$T/b" "$id" \
+    </dev/null >/dev/null 2>&1 || fail "run -d"
+  assert_not_contains "$(cat "$T/run.trace")" '"proc"' "run -d without writes under /proc"
+  strace -f -qq -e trace=fsopen -o "$T/exec.trace" "$CRT_BIN" --root "$CRT_ROOT" exec "$id" true \
+    </dev/null >/dev/null 2>&1 || fail "exec"
+  assert_not_contains "$(cat "$T/exec.trace")" '"proc"' "exec without writes under /proc"
+  crt delete -f "$id"
+  make_bundle "$T/s" cat /proc/sys/kernel/msgmax
+  bundle_edit "$T/s" "c['linux']['sysctl']={'kernel.msgmax':'12345'}"
+  strace -f -qq -e trace=fsopen -o "$T/sys.trace" "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/s" "$(new_id)" \
+    </dev/null >"$T/sys.out" 2>&1 || fail "run with a sysctl: $(cat "$T/sys.out")"
+  assert_contains "$(cat "$T/sys.trace")" 'fsopen("proc"' "run with a sysctl"
+  assert_eq 12345 "$(cat "$T/sys.out")" "the sysctl in the container"
+}
+
 # opens_for_reading TRACE NAME: openat calls in an strace file that opened
 # a file called NAME for reading (the atomic writes' NAME.tmp.PID excluded).
 opens_for_reading() { grep -v ENOENT "$1" | grep -c "/$2\", O_RDONLY"; }
