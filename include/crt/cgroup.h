@@ -37,6 +37,12 @@ int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, c
  * (saved in state.json first, so that a crash mid-create leaves no cgroup
  * that delete --force cannot find). */
 int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
+/* Its two halves: the path alone, and runc's checks of a cgroup that
+ * exists there already (a frozen one is refused, a non-empty one warned
+ * about), which create makes after the clone where nothing is made before
+ * it (pure v1, the cgroup made after the clone). */
+int crt_cgroup_resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err);
+int crt_cgroup_check_existing(const char *path, crt_err **err);
 
 /* Makes the cgroup at path (as crt_cgroup_resolve gave it) before the
  * process exists, so that it enters without a migration by pid, which

@@ -512,17 +512,20 @@ static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) 
 
 /* Stage 5: the state before the init exists (on disk: the rescue file
  * alone, prepare_cgroup). */
-static int new_state(const init_ctx *c, const char *dir, crt_state *s, crt_err **err) {
+static int new_state(init_ctx *c, const char *dir, crt_state *s, crt_err **err) {
   s->id = strdup(c->opts->id);
   s->bundle = strdup(c->bundle);
   s->rootfs = strdup(c->rootfs);
-  s->created = crt_state_time_now();
   s->owner = strdup("");
   s->dir = strdup(dir);
   s->systemd = c->opts->systemd_cgroup;
-  if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
+  if (!s->id || !s->bundle || !s->rootfs || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
+  /* with nothing made before the clone (pure v1, v1_late), what exists
+   * there is checked after it (start_init), off the clone's path */
+  if ((c->cgroup_unchecked = v1_late_wanted(c) && crt_cgroup_mode() == CRT_CGROUP_MODE_V1))
+    return crt_cgroup_resolve_path(&cc, &s->cgroup_path, err);
   return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
 
@@ -557,6 +560,14 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
   c->idmap_fds = NULL;
   s->start_time = crt_proc_start_time(s->pid, NULL);
+  /* as runc, once the init exists (and off the clone's path: the first
+   * gmtime reads /etc/localtime) */
+  if (!(s->created = crt_state_time_now())) return crt_error(err, ENOMEM, "container state");
+  /* refused before the rescue file names it: nothing of it is destroyed */
+  if (c->cgroup_unchecked && *s->cgroup_path && crt_cgroup_check_existing(s->cgroup_path, err) < 0) {
+    free(crt_steal(s->cgroup_path));
+    return -1;
+  }
   if (c->v1_late) {
     /* the rescue file names the cgroup before it is made (and the init) */
     if (crt_state_save_rescue(c->opts->root, s, err) < 0 || place_v1_late(c, s, err) < 0) return -1;

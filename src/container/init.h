@@ -34,6 +34,7 @@ typedef struct init_ctx {
   bool v1_late;     /* the v1 hierarchies are made after the clone; their tasks files come with
                      * CGROUP_JOIN, which the init awaits as late as it may (init.c: join_late) */
   bool cgroup_failed; /* runtime side: making the v1 cgroup after the clone failed */
+  bool cgroup_unchecked; /* runtime side: a cgroup already there is checked after the clone (pure v1) */
   int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* made before the clone (v2: configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */

@@ -63,7 +63,7 @@ char *crt_cgroup_dir(const char *path, const char *controller) {
 
 /* As runc's create: a frozen pre-existing cgroup is refused (the init
  * would stop in it and create hang), a non-empty one is warned about. */
-static int check_existing(const char *path, crt_err **err) {
+int crt_cgroup_check_existing(const char *path, crt_err **err) {
   if (crt_cgroup_is_frozen(path) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
   if (!crt_cgroup_exists(path)) return 0;
   pid_t *pids = NULL;
@@ -75,10 +75,14 @@ static int check_existing(const char *path, crt_err **err) {
   return 0;
 }
 
-int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
+int crt_cgroup_resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err) {
   const cg_driver *d = cg_drv_for(cfg->systemd);
-  int rc = d->resolve(d, cfg, out, err);
-  if (rc == 0 && check_existing(*out, err) < 0) {
+  return d->resolve(d, cfg, out, err);
+}
+
+int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
+  int rc = crt_cgroup_resolve_path(cfg, out, err);
+  if (rc == 0 && crt_cgroup_check_existing(*out, err) < 0) {
     free(crt_steal(*out));
     return -1;
   }

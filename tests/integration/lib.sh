@@ -106,6 +106,16 @@ new_id() { echo "crt-t$$-${RANDOM}${RANDOM}"; }
 # in_cg2 FN: runs FN (a function of the calling test file) in a private
 # mount namespace whose /sys/fs/cgroup is a fresh cgroup2 mount (this VM is
 # a v1 hybrid; the unified hierarchy holds only hugetlb).
+# in_v1 FN: FN (of the calling test file) in a private mount namespace
+# whose cgroup2 mounts under /sys/fs/cgroup (the hybrid layout's unified
+# one) are unmounted: pure cgroup v1, as bench's v1ns.  Only on a host
+# with v1 hierarchies (the caller checks).
+in_v1() {
+  unshare -m --propagation private bash -c '
+    for m in $(findmnt -rn -t cgroup2 -o TARGET); do case $m in /sys/fs/cgroup/*) umount -l "$m" ;; esac; done
+    source "$1"; source "$2"; "$3"' in_v1 "$REPO/tests/integration/lib.sh" "${BASH_SOURCE[1]}" "$1"
+}
+
 in_cg2() {
   unshare -m --propagation private bash -c '
     umount -l /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || { echo "FAIL: no cgroup2 mount" >&2; exit 1; }
