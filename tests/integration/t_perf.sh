@@ -280,6 +280,8 @@ test_v1_cgroup_made_after_the_clone() {
   for ns in none cgroup; do
     make_bundle "$T/b-$ns" sh -c 'cat /proc/self/cgroup; ls /proc/self/fd | tr "\n" " "'
     [ $ns = none ] || bundle_edit "$T/b-$ns" "c['linux']['namespaces'].append({'type':'cgroup'})"
+    # a prestart hook: without one the init sends no PRESTART
+    bundle_edit "$T/b-$ns" "c['hooks']={'prestart':[{'path':'/bin/true'}]}"
     id=$(new_id)
     strace -f -qq -y -o "$T/trace" -e trace=$tr "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b-$ns" "$id" \
       </dev/null >"$T/out" 2>&1 || fail "run ($ns): $(cat "$T/out")"
