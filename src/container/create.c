@@ -372,6 +372,12 @@ static bool v1_late_wanted(const init_ctx *c) {
          !(l && (l->rootfs_propagation_flags & MS_SHARED));
 }
 
+/* Pure v1 with the cgroup made after the clone: nothing of the cgroup
+ * exists before the clone. */
+static bool nothing_made_before_clone(const init_ctx *c) {
+  return c->v1_late && crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
+}
+
 /* The cgroup is made before the init, which is then cloned straight into
  * it (cgroup2), or joins it by itself (v1: crt_cgroup_open_tasks; v1_late:
  * made after the clone, only hybrid's unified directory now).  The rescue
@@ -380,12 +386,11 @@ static bool v1_late_wanted(const init_ctx *c) {
 static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
-  c->v1_late = cc.v1_late = v1_late_wanted(c);
+  cc.v1_late = c->v1_late; /* decided with the config (crt_container_create) */
   /* v1_late on pure v1 makes nothing before the clone: the rescue file is
    * written once, after it, with the init's pid, still before the cgroup
    * exists (start_init) */
-  bool nothing_made_now = c->v1_late && crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
-  if (!nothing_made_now && crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
+  if (!nothing_made_before_clone(c) && crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
   if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
@@ -524,7 +529,7 @@ static int new_state(init_ctx *c, const char *dir, crt_state *s, crt_err **err) 
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   /* with nothing made before the clone (pure v1, v1_late), what exists
    * there is checked after it (start_init), off the clone's path */
-  if ((c->cgroup_unchecked = v1_late_wanted(c) && crt_cgroup_mode() == CRT_CGROUP_MODE_V1))
+  if ((c->cgroup_unchecked = nothing_made_before_clone(c)))
     return crt_cgroup_resolve_path(&cc, &s->cgroup_path, err);
   return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
@@ -673,7 +678,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
    * thread may run at a fork); or, with the v1 cgroup made after the
    * clone, by the init itself while we make that cgroup, which it waits
    * for anyway.  Else (the thread did not start): cloned with it. */
-  if (netns_ahead_wanted(&c) && !(c.netns_by_init = v1_late_wanted(&c))) crt_netns_ahead_start(&c.netns_ahead);
+  c.v1_late = v1_late_wanted(&c); /* until prepare_cgroup: wanted; then also made */
+  if (netns_ahead_wanted(&c) && !(c.netns_by_init = c.v1_late)) crt_netns_ahead_start(&c.netns_ahead);
   CRT_STAGE(&st, "config loaded");
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
