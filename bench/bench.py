@@ -381,6 +381,7 @@ def main():
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--sleep-bundle", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--roots", help="directory of the runtimes' --root directories (default: --work)")
     ap.add_argument("--runtime", action="append", default=[],
                     help="name=path[,extra-global-option...]")
     ap.add_argument("--iters", type=int, default=15)
@@ -402,7 +403,7 @@ def main():
     for spec in a.runtime:
         name, rest = spec.split("=", 1)
         path, *extra = rest.split(",")
-        rts.append(Runtime(name, path, os.path.join(a.work, "root-%s-%s" % (a.mode, name)), extra))
+        rts.append(Runtime(name, path, os.path.join(a.roots or a.work, "root-%s-%s" % (a.mode, name)), extra))
     b = Bench(a, rts)
     t0 = time.time()
     try:

@@ -74,12 +74,22 @@ MODES=${BENCH_MODES:-$d_modes}
 
 W=$(mktemp -d /tmp/crt-bench.XXXXXX)
 echo "bench: work dir $W" >&2
+# BENCH_STATE_TMPFS=1: every runtime's --root on a tmpfs of its own, as /run
+# is on a standard host (here /tmp is the VM's ext4 without a journal, where
+# each new file costs in proportion to the files deleted near it lately;
+# docs/performance.md, "The state root on this VM").
+ROOTS=$W
+if [ "${BENCH_STATE_TMPFS:-0}" = 1 ]; then
+  ROOTS=$W/state
+  mkdir "$ROOTS" && mount -t tmpfs -o mode=0700,size=256m crt-bench-state "$ROOTS" || die "tmpfs on $ROOTS"
+  echo "bench: state roots on a tmpfs ($ROOTS)" >&2
+fi
 # shellcheck source=layout.sh
 . "$here/layout.sh"
 # Deletes whatever a crashed driver left, in the layout it was created in.
 cleanup() {
   local r rt ids
-  for r in "$W"/root-*; do
+  for r in "$ROOTS"/root-*; do
     [ -d "$r" ] || continue
     case $(basename "$r") in
       *-crt) rt=$CRT ;; *-runc) rt=$RUNC ;; root-cgroup2ns-crun) rt="$CRUN --cgroup-manager=disabled" ;;
@@ -90,6 +100,7 @@ cleanup() {
     ids=$($rt --root "$r" list -q 2>/dev/null) || continue
     for id in $ids; do "${wrap[@]}" $rt --root "$r" delete -f "$id" >/dev/null 2>&1 || true; done
   done
+  [ "$ROOTS" = "$W" ] || umount "$ROOTS"
   rm -rf "$W"
 }
 trap cleanup EXIT
@@ -124,7 +135,7 @@ mk_rootfs "$W/bundle/rootfs"
 mk_config "$W/bundle" '["/bin/true"]'
 mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
 
-common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --iters "$ITERS"
+common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --roots "$ROOTS" --iters "$ITERS"
         --warmup "$WARMUP" --rss-iters "$RSS_ITERS")
 t0=$(date +%s)
 load_start=$(cut -d" " -f1-3 /proc/loadavg)

@@ -75,6 +75,10 @@ def main():
             doc["floor_layout"] = part["mode"]
         doc["modes"][part["mode"]] = part
     descr = doc["mode_descriptions"]
+    on_tmpfs = doc["meta"].get("env", {}).get("BENCH_STATE_TMPFS") == "1"
+    print("== state roots (--root of every runtime): %s" % (
+        "a tmpfs (BENCH_STATE_TMPFS=1)" if on_tmpfs else "the work dir under /tmp"))
+    print()
     for mode, part in doc["modes"].items():
         part["description"] = descr.get(mode, "")
         print(table(mode, part, doc["meta"]))
