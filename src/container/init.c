@@ -180,9 +180,10 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   const crt_spec *spec = c->spec;
-  /* crt's own procfs, made before any config mount exists and kept until
-   * the last write to /proc (crt_process_finalize); a failure here is
-   * reported by the first write that needs it. */
+  /* crt's own procfs, where the config writes under /proc: made before
+   * any config mount exists and kept until the last write to /proc
+   * (crt_process_finalize); a failure here is reported by the first write
+   * that needs it. */
   if (crt_proc_writes_wanted(spec, spec->process) && crt_procfs_prepare(&err) < 0) {
     crt_debug("procfs handle: %s", err->msg);
     crt_err_free(&err);

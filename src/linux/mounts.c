@@ -493,7 +493,6 @@ int crt_cgroup_v1_mounts_read(crt_mountinfo *out, crt_err **err) {
   return crt_mountinfo_read_type(out, "cgroup", "/sys/fs/cgroup/", err);
 }
 
-
 /* The directory for hierarchy name in the tmpfs the cgroup mount just made
  * (tmp): made there and opened without following a symlink.  Only a
  * co-mounted controller's symlink (link_comounted) can be there already:
@@ -627,17 +626,16 @@ static int cgroup_v1(const mctx *c, crt_err **err) {
    * lines to mountinfo). */
   crt_mountinfo hier = {0};
   if (crt_cgroup_v1_mounts_read(&hier, err) < 0) return -1;
-  const crt_mountinfo *mi = &hier;
   own_cgroups ours = {0};
   cleanup_err crt_err *unread = NULL;
   if (crt_proc_cgroup_read(0, &ours.v, &ours.n, &unread) < 0) ours.n = 0; /* then no hierarchy is ours */
   size_t rlen = strlen(c->cfg->rootfs);
   int rc = 0;
-  for (size_t i = 0; i < mi->n && rc == 0; i++) {
-    const char *mp = mi->v[i].target;
+  for (size_t i = 0; i < hier.n && rc == 0; i++) {
+    const char *mp = hier.v[i].target;
     /* Only the host's hierarchies: none already inside the rootfs. */
     if (!strncmp(mp, c->cfg->rootfs, rlen) && (mp[rlen] == '/' || mp[rlen] == 0)) continue;
-    rc = cgroup_v1_one(c, tmp, &ours, &mi->v[i], err);
+    rc = cgroup_v1_one(c, tmp, &ours, &hier.v[i], err);
     if (rc == 0 && link_comounted(tmp, strrchr(mp, '/') + 1) < 0)
       rc = crt_error(err, errno, "symlink comounted controllers in %s", c->m->destination);
   }
