@@ -14,15 +14,17 @@
  *                                   cgroup: clone3 CLONE_INTO_CGROUP; into
  *                                   the v1 ones made before by itself:
  *                                   "0" to tasks)
- *   [v1 otherwise (v1_late): the    sysctl, hostname, the mounts that need
- *    cgroup made and configured     no cgroup (proc, /dev, /dev/pts, /sys...)
+ *   [v1 otherwise (v1_late): the    (pure v1: unshare its network ns) lo,
+ *    cgroup made and configured     sysctl, hostname, the mounts that need
+ *                                   no cgroup (proc, /dev, /dev/pts, /sys...)
  *    now, its tasks files opened,
  *    CGROUP_JOIN + those fds -----> awaited before the first mount that may
  *                                   need the cgroup (cgroup, a device's
  *                                   filesystem), the /dev nodes, PRESTART:
  *                                   "0" to each, fds closed, unshare cgroup
  *                                   ns; no CGROUP_DONE follows]
- *   state.json (pid)
+ *   rescue file (pid); state.json
+ *   too if a hook runs before READY
  *   write uid/gid maps, MAPS_DONE -> become root in the user ns
  *   cgroup: v2 resources, device
  *   filter, join (rootless v1,
@@ -31,8 +33,8 @@
  *   make exec.fifo                  mounts (born in the cgroup: all this
  *                                   while the parent configures it, and
  *                                   CGROUP_DONE is awaited here)
- *            <-------------------- PRESTART
- *   prestart + createRuntime hooks
+ *            <-------------------- PRESTART (only with prestart or
+ *   prestart + createRuntime hooks  createRuntime hooks)
  *   PRESTART_DONE + the FIFO -----> createContainer hooks, pivot_root,
  *   copy config.json to the state   terminal, masked paths, user, caps
  *   dir
@@ -536,9 +538,9 @@ static int new_state(init_ctx *c, const char *dir, crt_state *s, crt_err **err) 
 
 /* Hooks that run while the container is being created (the init's state
  * on their stdin; they may also ask `crt state`). */
-static bool hooks_before_ready(const crt_spec *spec) {
-  const crt_hooks *h = spec->hooks;
-  return h && (h->prestart.len || h->create_runtime.len || h->create_container.len);
+static bool hooks_before_ready(const init_ctx *c) {
+  const crt_hooks *h = c->spec->hooks;
+  return c->runtime_hooks || (h && h->create_container.len);
 }
 
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
@@ -583,7 +585,7 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
    * READY, as runc does (one file less on the state root; `state` says
    * "being created" meanwhile).  The rescue file names the init either way
    * (unchanged since v1_late wrote it: written once). */
-  int saved = hooks_before_ready(c->spec) ? crt_state_save(c->opts->root, s, err)
+  int saved = hooks_before_ready(c) ? crt_state_save(c->opts->root, s, err)
                                           : crt_state_save_rescue(c->opts->root, s, err);
   if (saved < 0) return -1;
   crt_test_point("create:spawned");

@@ -1,7 +1,8 @@
 /* libmount, loaded when first called instead of at every start.
  *
- * crt uses libmount for its mount option map and for reading mountinfo,
- * which only some commands and configs need; linked the usual way it
+ * crt uses libmount for its mount option map (mountinfo it reads by hand:
+ * src/linux/procinfo.c), which only some commands and configs need; linked
+ * the usual way it
  * brings libblkid, libselinux and libpcre2, and their symbol relocations
  * cost every crt process ~0.9 M instructions (~0.3 ms) before main.  So crt
  * is not linked against libmount: these definitions of the libmount calls
@@ -66,28 +67,8 @@ static void *libmount_sym(const char *name) {
     if (!fn) return fail;                           \
     return fn args;                                 \
   }
-#define LAZY_VOID(name, params, args)               \
-  void name params {                                \
-    static void(*fn) params;                        \
-    if (!fn) fn = (void(*) params)libmount_sym(#name); \
-    if (fn) fn args;                                \
-  }
 
 /* the option map and its parser: src/spec/mount_opts.c, features.c */
 LAZY(const struct libmnt_optmap *, mnt_get_builtin_optmap, (int id), (id), NULL)
 LAZY(int, mnt_optstr_get_flags, (const char *optstr, unsigned long *flags, const struct libmnt_optmap *map),
      (optstr, flags, map), -ELIBACC)
-
-/* mountinfo: src/linux/procinfo.c (for rootfs.c and mounts.c) */
-LAZY(struct libmnt_table *, mnt_new_table_from_file, (const char *filename), (filename), NULL)
-LAZY(struct libmnt_iter *, mnt_new_iter, (int direction), (direction), NULL)
-LAZY(int, mnt_table_get_nents, (struct libmnt_table * tb), (tb), -ELIBACC)
-LAZY(int, mnt_table_next_fs, (struct libmnt_table * tb, struct libmnt_iter *itr, struct libmnt_fs **fs),
-     (tb, itr, fs), -ELIBACC)
-LAZY(const char *, mnt_fs_get_target, (struct libmnt_fs * fs), (fs), NULL)
-LAZY(const char *, mnt_fs_get_fstype, (struct libmnt_fs * fs), (fs), NULL)
-LAZY(const char *, mnt_fs_get_root, (struct libmnt_fs * fs), (fs), NULL)
-LAZY(const char *, mnt_fs_get_fs_options, (struct libmnt_fs * fs), (fs), NULL)
-LAZY(const char *, mnt_fs_get_optional_fields, (struct libmnt_fs * fs), (fs), NULL)
-LAZY_VOID(mnt_free_iter, (struct libmnt_iter * itr), (itr))
-LAZY_VOID(mnt_unref_table, (struct libmnt_table * tb), (tb))
