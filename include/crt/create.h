@@ -27,12 +27,15 @@ typedef struct {
   bool systemd_cgroup;        /* --systemd-cgroup */
   bool rootless;              /* not root, or --rootless true: no cgroup is an error only when asked for */
   bool hold;                  /* run: the result's held gets the state, spec and lock */
+  bool start_now;             /* run: start the process at once where no park is needed (result.started) */
 } crt_create_opts;
 
 typedef struct {
   pid_t pid;        /* init's host pid */
   int tty_sock;     /* foreground tty: our end of the console socketpair, else -1 */
   crt_held held;    /* with opts.hold, on success: the container, still locked (crt_held_release) */
+  bool started;     /* start_now was honoured: the process runs already; its poststart hooks are the
+                     * caller's (crt_container_started_held) */
 } crt_create_result;
 
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err);

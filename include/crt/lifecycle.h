@@ -21,6 +21,9 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
  * only while state.json is still the file create wrote (else it deletes
  * as crt_container_delete).  h stays the caller's (crt_held_release). */
 int crt_container_start_held(crt_held *h, crt_err **err);
+/* What is left of start for a container create already started
+ * (crt_create_result.started): the poststart hooks; releases h's lock. */
+int crt_container_started_held(crt_held *h, crt_err **err);
 int crt_container_delete_held(crt_held *h, bool force, crt_err **err);
 
 /* Waits for a direct child and forwards signals to it until it exits;

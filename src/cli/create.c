@@ -104,7 +104,8 @@ static int run_created(crt_create_result *res, bool detach, bool keep, crt_err *
     close(res->tty_sock);
     res->tty_sock = -1;
   }
-  if (crt_container_start_held(&res->held, err) < 0) {
+  int started = res->started ? crt_container_started_held(&res->held, err) : crt_container_start_held(&res->held, err);
+  if (started < 0) {
     crt_fail(*err);
     crt_err_free(err);
     if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
@@ -138,6 +139,7 @@ int crt_cmd_run(int argc, char **argv) {
   if (!detach && !nosub) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
   o.foreground_tty = !detach && !o.console_socket;
   o.hold = true;
+  o.start_now = true;
   crt_create_result res;
   cleanup_err crt_err *err = NULL;
   if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);

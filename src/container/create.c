@@ -44,6 +44,12 @@
  *            <-------------------- (the socket closes)
  *   note the parked init's exe,     open(exec.fifo) blocks until `start`
  *   state.json, pid file, exit
+ *
+ * run (direct_wanted): no exec.fifo is made, PRESTART_DONE comes without
+ * one, and crt-stub execs the process right after its filter; the socket
+ * closes at that execve (O_CLOEXEC), or carries its failure.  state.json
+ * is written then, "running" from the start, and run goes on with the
+ * poststart hooks: no `start` step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -301,7 +307,8 @@ static int await_ready(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err
  * and only then closes its end of the sync socket: until that EOF the
  * container is not created, so a created container's init always carries
  * its filter.  A failure until then arrives as an ERROR message (crt) or
- * a crt-stub failure record. */
+ * a crt-stub failure record.  direct: the socket closes at the process's
+ * execve (O_CLOEXEC), and that execve's failure is such a record. */
 static int await_parked(init_ctx *c, crt_err **err) {
   char buf[CRT_SYNC_MAX + 8];
   ssize_t n;
@@ -339,8 +346,9 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   if (!c->v1_late && tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0)
     return -1;
   CRT_STAGE(c->stages, "cgroup joined and configured");
-  /* made while the init mounts; it goes with PRESTART_DONE */
-  if (crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
+  /* made while the init mounts; it goes with PRESTART_DONE (none when
+   * the init does not park) */
+  if (!c->direct && crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
   /* without such hooks nothing waits for the init's mounts: the FIFO
    * goes now, and the init takes it once they are done (no round trip) */
   if (c->runtime_hooks) {
@@ -356,9 +364,10 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
    * up (a state dir without them is one delete --force already handles). */
   if (crt_state_save_spec(s, spec, err) < 0 || crt_state_save_ahead(s, err) < 0) return -1;
   if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
-  CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded");
+  CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded%s",
+            c->direct ? ", execve" : "");
   /* what "still parked" means for crt_state_status, saved with READY */
-  return crt_exec_fifo_parked_id(s->pid, &s->parked_exe, err);
+  return c->direct ? 0 : crt_exec_fifo_parked_id(s->pid, &s->parked_exe, err);
 }
 
 /* The v1 hierarchies made after the clone (prepare_v1_late), where that is
@@ -536,6 +545,15 @@ static int new_state(init_ctx *c, const char *dir, crt_state *s, crt_err **err) 
   return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
 }
 
+/* run without the park (crt_create_opts.start_now): the init goes on to
+ * the process's execve once it is set up, as crun's run does; no exec FIFO,
+ * no `start` round trip.  Only where crt-stub does the execve, so that the
+ * process never execs from crt's binary (CVE-2019-5736), and without a
+ * terminal, whose master run must set up before the process may write. */
+static bool direct_wanted(const crt_create_opts *o, const crt_spec *spec, bool use_stub) {
+  return o->start_now && use_stub && spec->process && !spec->process->terminal;
+}
+
 /* Hooks that run while the container is being created (the init's state
  * on their stdin; they may also ask `crt state`). */
 static bool hooks_before_ready(const init_ctx *c) {
@@ -648,6 +666,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   CRT_STAGES_BEGIN(&st, "create");
   res->pid = 0;
   res->tty_sock = -1;
+  res->started = false;
   res->held = (crt_held){.lock = -1};
   cleanup_free char *bundle = NULL;
   crt_spec *spec = NULL;
@@ -665,7 +684,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
   init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
-                .cgroup_fd = -1, .netns_fd = -1, .use_stub = use_stub, .listen_fds = listen_fds(), .stages = &st};
+                .cgroup_fd = -1, .netns_fd = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
+                .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -694,6 +714,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (crt_state_save(o->root, s, err) < 0) goto out;
   if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
   res->pid = s->pid;
+  res->started = c.direct;
   if (o->hold && hand_over(&c, &s, &spec, &res->held, err) < 0) goto out;
   CRT_STAGE(&st, "state saved");
   CRT_STAGES_TOTAL(&st);

@@ -212,7 +212,7 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_child_fail(r, err);
   }
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
-  if ((c->fifo = m->fd) < 0) CHILD_TRY(r, crt_error(&err, 0, "no exec FIFO came with PRESTART_DONE"));
+  if ((c->fifo = m->fd) < 0 && !c->direct) CHILD_TRY(r, crt_error(&err, 0, "no exec FIFO came with PRESTART_DONE"));
   CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks");
 }
 
@@ -268,15 +268,20 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const
     crt_child_fail(&c->rep, err);
   }
   if (fo->stub >= 0) {
-    /* The stub loads the filter, closes the sync socket, parks and execs. */
+    /* The stub loads the filter, closes the sync socket, parks and execs;
+     * direct: execs at once, the sync socket closing at that execve or
+     * carrying its failure. */
     crt_reset_signals();
     crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .hold = c->sync, .errfd = -1,
+    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .hold = c->direct ? -1 : c->sync,
+                        .errfd = c->direct ? c->sync : -1,
                         .filter = fo->seccomp_at == CRT_SECCOMP_STUB ? fo->filter : NULL, .exit_code = 1,
                         .exe = fo->exe, .argv = p->args.v, .envp = fo->envp};
     crt_stub_exec(&sa, &err); /* only returns on failure */
     crt_child_fail(&c->rep, err);
   }
+  /* direct_wanted holds only with the stub: never park without a FIFO */
+  if (c->direct) CHILD_TRY(&c->rep, crt_error(&err, 0, "run without the exec FIFO needs crt-stub"));
   if (fo->seccomp_at == CRT_SECCOMP_BEFORE_PARK) CHILD_TRY(&c->rep, crt_seccomp_load(fo->filter, NULL, &err));
   close(c->sync);
   /* Parked until `start` opens the other end (see crt/execfifo.h). */
@@ -334,8 +339,8 @@ static void init_main(init_ctx *c) {
   if (!p) park_without_process(c, log_prev);
   /* Stage 4: the process itself.  The exec FIFO is reopened through our
    * fd table in the container's procfs (see crt_proc_self_fd). */
-  int selffd = crt_proc_self_fd(&err);
-  if (selffd < 0) crt_child_fail(r, err);
+  int selffd = c->direct ? -1 : crt_proc_self_fd(&err);
+  if (selffd < 0 && !c->direct) crt_child_fail(r, err);
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";
@@ -352,7 +357,7 @@ static void init_main(init_ctx *c) {
   CRT_STAGE(&st, "process set up (user, capabilities, seccomp)");
   CRT_STAGES_TOTAL(&st);
   crt_log_release(log_prev);
-  CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
+  if (!c->direct) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
   init_park_and_exec(c, &fo, selffd, start_json, preserve);
 }
 

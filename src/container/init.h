@@ -21,7 +21,7 @@ typedef struct init_ctx {
   const char *bundle;
   int sync;         /* our end */
   crt_child_report rep; /* in the init: errors go back on sync */
-  int fifo;         /* O_PATH fd of exec.fifo */
+  int fifo;         /* O_PATH fd of exec.fifo (none when direct) */
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
   int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
@@ -41,6 +41,8 @@ typedef struct init_ctx {
   const crt_state *state;  /* for the hooks run in the container: all but the pid */
   int listen_fds;   /* socket activation: fds passed on after the preserved ones */
   bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
+  bool direct;      /* run: no exec FIFO, no park: crt-stub execs the process as soon as it is set up,
+                     * and the sync socket closes at that execve (create.c: direct_wanted) */
   bool runtime_hooks; /* prestart or createRuntime hooks: the init asks for them (PRESTART) once its
                        * mounts are done; without, PRESTART_DONE comes unasked */
   bool new_userns;

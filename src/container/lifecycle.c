@@ -152,6 +152,15 @@ static int run_poststart(crt_state *s, const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+/* start's last step, once the process has been exec'd. */
+static int after_execve(crt_held *h, crt_stages *t, crt_err **err) {
+  crt_test_point("start:poststart");
+  if (run_poststart(h->state, h->spec, err) < 0) return -1;
+  CRT_STAGE(t, "poststart hooks (%zu)", h->spec->hooks ? h->spec->hooks->poststart.len : 0);
+  CRT_STAGES_TOTAL(t);
+  return 0;
+}
+
 /* start with h's lock held and its state loaded; the spec is read from
  * the state directory unless h has it.  The lock is released here, the
  * state and spec stay h's. */
@@ -182,11 +191,7 @@ static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
   }
   /* the init's part: it runs the startContainer hooks, then execve */
   CRT_STAGE(t, "startContainer hooks (%zu) and execve", spec->hooks ? spec->hooks->start_container.len : 0);
-  crt_test_point("start:poststart");
-  if (run_poststart(s, spec, err) < 0) goto out;
-  CRT_STAGE(t, "poststart hooks (%zu)", spec->hooks ? spec->hooks->poststart.len : 0);
-  CRT_STAGES_TOTAL(t);
-  rc = 0;
+  rc = after_execve(h, t, err);
 out:
   if (rc < 0) crt_error_wrap(err, "start %s", s->id);
   if (pidfd >= 0) close(pidfd);
@@ -210,6 +215,16 @@ int crt_container_start_held(crt_held *h, crt_err **err) {
   crt_stages t = {0};
   CRT_STAGES_BEGIN(&t, "start");
   return start_held(h, &t, err);
+}
+
+int crt_container_started_held(crt_held *h, crt_err **err) {
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "start");
+  int rc = after_execve(h, &t, err);
+  if (rc < 0) crt_error_wrap(err, "start %s", h->state->id);
+  close(h->lock);
+  h->lock = -1;
+  return rc;
 }
 
 int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_err **err) {

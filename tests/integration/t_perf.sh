@@ -137,6 +137,40 @@ test_no_prestart_round_trip_without_hooks() {
   assert_eq ran "$(cat "$T/hook.ran" 2>/dev/null)" "the prestart hook"
 }
 
+# Guards direct_wanted (src/container/create.c): `run` does not park its
+# init.  No exec FIFO is made and crt-stub execs the process as soon as it
+# is set up, as crun's run does (the FIFO, the stub's wait and start's
+# round trip cost ~0.2 ms); the poststart hooks still run after that
+# execve (the process's comm is already the program's) and the container
+# is "running".  With a startContainer hook (crt itself runs up to the
+# execve, not the stub) run parks and starts as before, and the hook runs.
+test_run_starts_without_the_park() {
+  is_crt || return 0
+  make_bundle "$T/b" sleep 100
+  cat >"$T/post.sh" <<EOF
+#!/bin/sh
+pid=\$(python3 -I -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+cat /proc/\$pid/comm > $T/post.comm
+EOF
+  chmod +x "$T/post.sh"
+  bundle_edit "$T/b" "c['hooks']={'poststart':[{'path':'$T/post.sh'}]}"
+  local id; id=$(new_id)
+  # -b execve: the init is let go at its execve of crt-stub
+  strace -f -b execve -qq -e trace=mknodat -o "$T/run.trace" "$CRT_BIN" --root "$CRT_ROOT" run -d -b "$T/b" "$id" \
+    </dev/null >/dev/null 2>"$T/run.err" || fail "run -d: $(cat "$T/run.err")"
+  assert_not_contains "$(cat "$T/run.trace")" "exec.fifo" "run -d made an exec FIFO"
+  assert_eq sleep "$(cat "$T/post.comm" 2>/dev/null)" "the process's comm seen by the poststart hook"
+  assert_eq running "$(state_field "$id" status)" "status after run -d"
+  crt delete -f "$id"
+  # crt re-executes itself from a sealed copy here: traced to the end
+  make_bundle "$T/h" cat /dev/shm/start.ran
+  bundle_edit "$T/h" "c['hooks']={'startContainer':[{'path':'/bin/sh','args':['sh','-c','echo ran > /dev/shm/start.ran']}]}"
+  strace -f -qq -e trace=mknodat -o "$T/hook.trace" "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/h" "$(new_id)" \
+    </dev/null >"$T/hook.out" 2>&1 || fail "run with a startContainer hook: $(cat "$T/hook.out")"
+  assert_contains "$(cat "$T/hook.trace")" "exec.fifo" "run with a startContainer hook parks"
+  assert_eq ran "$(cat "$T/hook.out")" "the startContainer hook, before the process"
+}
+
 # Guards crt_proc_writes_wanted (src/linux/process.c): crt's own procfs
 # handle (a fresh procfs, fsopen) is made only for a container that writes
 # under /proc (here a sysctl) or reopens its terminal there; without, the
