@@ -17,10 +17,12 @@ enum crt_sync_type {
   CRT_SYNC_CGROUP_DONE,    /* parent -> child: in its cgroup; payload: cgroup path */
   CRT_SYNC_PRESTART,       /* child -> parent: mounts ready, run prestart/createRuntime hooks (sent
                             * only when there are some) */
-  CRT_SYNC_PRESTART_DONE,  /* parent -> child: the exec FIFO attached (unasked without those hooks) */
+  CRT_SYNC_PRESTART_DONE,  /* parent -> child: the exec FIFO attached, none for run's direct start
+                            * (unasked without those hooks) */
   CRT_SYNC_SECCOMP_FD,     /* child -> parent: seccomp notify fd attached */
   CRT_SYNC_SECCOMP_DONE,   /* parent -> child */
-  CRT_SYNC_READY,          /* child -> parent: set up; it parks on the exec FIFO next (create) */
+  CRT_SYNC_READY,          /* child -> parent: set up; it parks on the exec FIFO next (create), or
+                            * execs the process (run's direct start) */
   CRT_SYNC_ERROR,          /* child -> parent: payload: message */
   CRT_SYNC_TTY_DONE,       /* parent -> child (exec -t foreground): master modes set */
   CRT_SYNC_CGROUP_JOIN,    /* parent -> child (create, v1 made after the clone): the tasks file of

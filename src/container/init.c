@@ -339,8 +339,8 @@ static void init_main(init_ctx *c) {
   if (!p) park_without_process(c, log_prev);
   /* Stage 4: the process itself.  The exec FIFO is reopened through our
    * fd table in the container's procfs (see crt_proc_self_fd). */
-  int selffd = c->direct ? -1 : crt_proc_self_fd(&err);
-  if (selffd < 0 && !c->direct) crt_child_fail(r, err);
+  int selffd = -1;
+  if (!c->direct && (selffd = crt_proc_self_fd(&err)) < 0) crt_child_fail(r, err);
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";

@@ -2,12 +2,11 @@
  *
  * crt uses libmount for its mount option map (mountinfo it reads by hand:
  * src/linux/procinfo.c), which only some commands and configs need; linked
- * the usual way it
- * brings libblkid, libselinux and libpcre2, and their symbol relocations
- * cost every crt process ~0.9 M instructions (~0.3 ms) before main.  So crt
- * is not linked against libmount: these definitions of the libmount calls
- * it makes (the prototypes come from <libmount.h>) dlopen the library on
- * first use and forward.  Common mount options are parsed without it
+ * the usual way it brings libblkid, libselinux and libpcre2, and their
+ * symbol relocations cost every crt process ~0.9 M instructions (~0.3 ms)
+ * before main.  So crt is not linked against libmount: these definitions
+ * of the libmount calls it makes (the prototypes come from <libmount.h>)
+ * dlopen the library on first use and forward.  Common mount options are parsed without it
  * (src/spec/mount_opts.c).
  *
  * The library is only loaded while the process still has the root it
