@@ -20,7 +20,7 @@ bool crt_stub_usable(const crt_seccomp *sc, const crt_process *p, bool start_hoo
 
 typedef struct {
   int stub;                         /* crt_stub_open() */
-  int selffd, fifo;                 /* create: reopen the FIFO through our fd dir, or -1 */
+  int fifo;                         /* create: the exec FIFO to park on (crt/execfifo.h), or -1 */
   int hold;                         /* create: the sync socket, closed by the stub once its filter is
                                      * loaded (failures go there until then), or -1 */
   int errfd;                        /* exec: the error pipe, or -1 */

@@ -1,10 +1,12 @@
 /* The exec FIFO (src/container/execfifo.c): <state dir>/exec.fifo, from
- * create until start.  The parked init opens it for writing, which blocks
- * until `start` opens it for reading; the init then writes
- * CRT_FIFO_OPENED, and its write end is O_CLOEXEC, so start reads EOF
- * exactly when the user's execve happened.  Anything after the first byte
- * is the init's error message.  While the FIFO exists the container is
- * "created".
+ * create until start.  create opens it O_RDWR and fills its pipe; that
+ * open file is the init's one fd of crt's (the parked init opens nothing:
+ * no directory of fds or procfs to reach it through, issue 43).  The init
+ * parks in a write of CRT_FIFO_OPENED, which blocks until `start` opens
+ * the FIFO for reading and drains the CRT_FIFO_FILL bytes; the init's fd
+ * is O_CLOEXEC, and the only writer, so start reads EOF exactly when the
+ * user's execve happened.  Anything after that first byte is the init's
+ * error message.  While the FIFO exists the container is "created".
  *
  * The protocol part is also included by crt-stub (freestanding), which
  * parks on the FIFO with raw system calls. */
@@ -16,6 +18,8 @@
 #define CRT_FIFO_PARKED_NAME "exec.parked"
 /* written by the init once start opened the FIFO */
 #define CRT_FIFO_OPENED "0"
+/* what create fills the pipe with (start skips it) */
+#define CRT_FIFO_FILL "\0"
 /* After CRT_FIFO_OPENED: a failing startContainer hook's message follows;
  * start then destroys the container (runtime.md lifecycle step 7 -> 12). */
 #define CRT_FIFO_HOOK_FAILED "\2"
@@ -27,15 +31,15 @@
 #include "crt/state.h"
 #include "crt/error.h"
 
-/* create: makes the FIFO in dir and opens it O_PATH (*path_fd), the fd
- * the init reopens it through. */
-int crt_exec_fifo_create(const char *dir, int *path_fd, crt_err **err);
+/* create: makes the FIFO in dir (0600: only crt opens it by name) and
+ * opens it O_RDWR (*fd, O_CLOEXEC), its pipe filled: the fd the init
+ * parks on. */
+int crt_exec_fifo_create(const char *dir, int *fd, crt_err **err);
 
-/* The init, when crt itself runs up to execve: reopens path_fd for
- * writing through selffd (crt_proc_self_fd), parked there until start,
- * and writes CRT_FIFO_OPENED.  Closes path_fd and selffd.  Returns the
- * write end, or -1 (nobody to tell then: start sees the init die). */
-int crt_exec_fifo_park(int selffd, int path_fd);
+/* The init, when crt itself runs up to execve: writes CRT_FIFO_OPENED to
+ * fd, which blocks until start drains the pipe.  -1 on failure (nobody to
+ * tell then: start sees the init die). */
+int crt_exec_fifo_park(int fd);
 
 /* The parked init's failure after the FIFO opened, for start to print. */
 void crt_exec_fifo_fail(int wfd, const char *msg, bool hook_failed);

@@ -47,9 +47,6 @@ int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err);
 char **crt_build_env(const crt_process *p, const char **extra);
 /* Resets signal dispositions and the mask before execve. */
 void crt_reset_signals(void);
-/* O_PATH fd of /proc/self/fd in a procfs of the container (its /proc, or a
- * detached read-only one): reopens fds such as the exec FIFO by number. */
-int crt_proc_self_fd(crt_err **err);
 /* Joins a new session keyring named after the container. */
 int crt_new_session_keyring(const char *id, crt_err **err);
 

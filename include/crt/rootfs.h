@@ -17,8 +17,14 @@ typedef struct {
                              * bind devices, no mknod */
   bool new_mount_ns;
   const char *cgroup_path;  /* container cgroup, for "cgroup" mounts (may be NULL) */
-  const int *idmap_fds;     /* per mount: a detached tree the runtime made (idmapped, or a bind
-                               source opened with its credentials), or -1 (may be NULL) */
+  /* A user-namespaced init's request to the runtime, at mounts[idx]'s
+   * turn: the bind's source as a detached tree the runtime made with its
+   * own rights in the init's mount namespace (idmapped when asked).
+   * NULL: the init has the rights itself (no new user namespace). */
+  int (*source_from_host)(void *arg, size_t idx, crt_err **err);
+  void *source_arg;
+  bool host_binds;          /* the runtime may also open plain bind sources the init cannot reach
+                             * (not rootless: it has no more rights than the init) */
   /* The init's late join of its v1 cgroup (init.c): called before the
    * first mount whose result may depend on the caller's cgroup (any but
    * proc, sysfs, tmpfs, devpts, mqueue and binds: a cgroup mount reads it,

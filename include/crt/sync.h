@@ -27,6 +27,9 @@ enum crt_sync_type {
   CRT_SYNC_TTY_DONE,       /* parent -> child (exec -t foreground): master modes set */
   CRT_SYNC_CGROUP_JOIN,    /* parent -> child (create, v1 made after the clone): the tasks file of
                             * each v1 hierarchy attached; payload: their directories, one a line */
+  CRT_SYNC_MOUNT_SOURCE,   /* child -> parent (create, new user namespace): payload: a bind mount's
+                            * index; the runtime clones its source (crt_mount_source_clone) */
+  CRT_SYNC_MOUNT_FD,       /* parent -> child: that source attached */
 };
 
 #define CRT_SYNC_MAX 65536

@@ -287,19 +287,47 @@ static int place_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
   return send_v1_tasks(c, err);
 }
 
-/* Until READY: the init may hand over a seccomp notify fd first. */
-static int await_ready(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+/* SECCOMP_FD: the notify fd to the agent at listenerPath. */
+static int serve_seccomp_fd(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+  cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
+  int rc = crt_seccomp_send_listener(c->spec->linux_->seccomp, m->fd, s->pid, sj, err);
+  close(m->fd);
+  if (rc < 0) return -1;
+  return tell_init(c, CRT_SYNC_SECCOMP_DONE, NULL, "tell the init its seccomp agent has the notify fd", err);
+}
+
+/* MOUNT_SOURCE: a bind's source, cloned in the init's mount namespace. */
+static int serve_mount_source(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long idx = strtoul(m->data, &end, 10);
+  if (errno || end == m->data || *end) return crt_error(err, 0, "bad mount source request \"%s\" from init", m->data);
+  if (c->mntns < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)s->pid);
+    if ((c->mntns = open(path, O_RDONLY | O_CLOEXEC)) < 0) return crt_error(err, errno, "open %s", path);
+  }
+  cleanup_close int tree = crt_mount_source_clone(c->spec, idx, c->bundle, c->mntns, err);
+  if (tree < 0) return -1;
+  return tell_init_fd(c, CRT_SYNC_MOUNT_FD, NULL, tree, "hand the init a mount source", err);
+}
+
+/* Receives until a message of type want, answering the init's requests
+ * on the way. */
+static int serve_until(init_ctx *c, crt_state *s, uint32_t want, crt_sync_msg *m, crt_err **err) {
   for (;;) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
-    if (m->type == CRT_SYNC_READY) return 0;
-    if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
-    if (m->type != CRT_SYNC_SECCOMP_FD) return crt_error(err, 0, "unexpected message %u from init", m->type);
-    cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
-    int rc = crt_seccomp_send_listener(c->spec->linux_->seccomp, m->fd, s->pid, sj, err);
-    close(m->fd);
+    if (m->type == want) return 0;
+    int rc;
+    switch (m->type) {
+    case CRT_SYNC_ERROR: return crt_error(err, 0, "%s", m->data);
+    case CRT_SYNC_SECCOMP_FD: rc = serve_seccomp_fd(c, s, m, err); break;
+    case CRT_SYNC_MOUNT_SOURCE: rc = serve_mount_source(c, s, m, err); break;
+    default:
+      for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+      return crt_error(err, 0, "unexpected message %u from init (wanted %u)", m->type, want);
+    }
     if (rc < 0) return -1;
-    if (tell_init(c, CRT_SYNC_SECCOMP_DONE, NULL, "tell the init its seccomp agent has the notify fd", err) < 0)
-      return -1;
   }
 }
 
@@ -352,18 +380,21 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
   /* without such hooks nothing waits for the init's mounts: the FIFO
    * goes now, and the init takes it once they are done (no round trip) */
   if (c->runtime_hooks) {
-    if (crt_sync_expect(c->sync, CRT_SYNC_PRESTART, m, err) < 0) return -1;
+    if (serve_until(c, s, CRT_SYNC_PRESTART, m, err) < 0) return -1;
     CRT_STAGE(c->stages, "waited for the init's mounts");
   }
   crt_test_point("create:prestart");
   if (c->runtime_hooks && run_create_hooks(spec, s, c->stages, err) < 0) return -1;
-  if (tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err) < 0)
-    return -1;
+  int sent = tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err);
+  /* a writer of ours would keep start from ever reading EOF */
+  if (c->fifo >= 0) close(c->fifo);
+  c->fifo = -1;
+  if (sent < 0) return -1;
   /* The copy later commands read, and the temp file of the state saved
    * with READY, made while the init enters its root and sets the process
    * up (a state dir without them is one delete --force already handles). */
   if (crt_state_save_spec(s, spec, err) < 0 || crt_state_save_ahead(s, err) < 0) return -1;
-  if (await_ready(c, s, m, err) < 0 || await_parked(c, err) < 0) return -1;
+  if (serve_until(c, s, CRT_SYNC_READY, m, err) < 0 || await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded%s",
             c->direct ? ", execve" : "");
   /* what "still parked" means for crt_state_status, saved with READY */
@@ -563,8 +594,6 @@ static bool hooks_before_ready(const init_ctx *c) {
 
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
 static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
-  if (c->new_userns && crt_idmap_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
-  if (c->new_userns && crt_bind_sources_prepare(c->spec, c->bundle, &c->idmap_fds, err) < 0) return -1;
   if (prepare_cgroup(c, s, err) < 0) return -1;
   c->cgroup_path = s->cgroup_path;
   c->state = s;
@@ -574,7 +603,7 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
     close(cs);
     return -1;
   }
-  CRT_STAGE(c->stages, "clone prepared (idmapped mounts, cgroup, network namespace)");
+  CRT_STAGE(c->stages, "clone prepared (cgroup, network namespace)");
   if (spawn(c, cs, &s->pid, err) < 0) return -1;
   if (crt_cpu_move_off(s->pid, err) < 0) return -1;
   CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
@@ -582,8 +611,6 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
   if (c->netns_fd >= 0) close(c->netns_fd);
   c->cgroup_fd = c->netns_fd = -1;
   crt_cgroup_tasks_free(&c->cg_tasks);
-  crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
-  c->idmap_fds = NULL;
   s->start_time = crt_proc_start_time(s->pid, NULL);
   /* as runc, once the init exists (and off the clone's path: the first
    * gmtime reads /etc/localtime) */
@@ -626,7 +653,7 @@ static void close_ctx(init_ctx *c) {
   if (c->sync >= 0) close(c->sync);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   crt_cgroup_tasks_free(&c->cg_tasks);
-  crt_idmap_close(c->idmap_fds, c->spec->n_mounts);
+  if (c->mntns >= 0) close(c->mntns);
   if (c->fifo >= 0) close(c->fifo);
   if (c->console >= 0) close(c->console);
   if (c->lock >= 0) close(c->lock);
@@ -684,7 +711,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
   init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
-                .cgroup_fd = -1, .netns_fd = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
+                .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
                 .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;

@@ -69,7 +69,7 @@ __attribute__((noreturn)) static void finish_process(exec_ctx *c, crt_sync_msg *
   crt_reset_signals();
   crt_cloexec_fds_from(3 + c->o->preserve_fds);
   if (fo.stub >= 0) {
-    crt_stub_args sa = {.stub = fo.stub, .selffd = -1, .fifo = -1, .hold = -1, .errfd = c->errpipe,
+    crt_stub_args sa = {.stub = fo.stub, .fifo = -1, .hold = -1, .errfd = c->errpipe,
                         .spawn = spawn, .spawn_sync = c->sync, .tty = p->terminal,
                         .filter = fo.seccomp_at == CRT_SECCOMP_STUB ? fo.filter : NULL, .exit_code = 255, .exe = fo.exe,
                         .argv = p->args.v, .envp = fo.envp};

@@ -73,31 +73,40 @@ bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked) {
   return crt_exec_fifo_exists(dir) && still_parked(dir, pid, parked) != 0;
 }
 
-int crt_exec_fifo_create(const char *dir, int *path_fd, crt_err **err) {
+/* The pipe behind the FIFO, one page, full: the init's write of
+ * CRT_FIFO_OPENED then blocks until start reads (crt/execfifo.h). */
+static int fill_pipe(int fd) {
+  (void)fcntl(fd, F_SETPIPE_SZ, 4096); /* the smallest; a bigger one only takes longer to fill */
+  char fill[4096];
+  memset(fill, CRT_FIFO_FILL[0], sizeof fill);
+  ssize_t n;
+  while ((n = write(fd, fill, sizeof fill)) > 0) continue;
+  if (errno != EAGAIN) return -1;
+  /* single bytes into the last page's tail, which a page-sized write
+   * leaves when the pipe already had some room */
+  while (write(fd, fill, 1) == 1) continue;
+  if (errno != EAGAIN) return -1;
+  int fl = fcntl(fd, F_GETFL);
+  return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+int crt_exec_fifo_create(const char *dir, int *fd, crt_err **err) {
   char fifo[PATH_MAX + 16];
   fifo_path(dir, fifo, sizeof fifo);
-  /* 0622: the init opens it after it became the container's user */
-  mode_t old = umask(0);
-  int mr = mkfifo(fifo, 0622);
-  umask(old);
-  if (mr < 0) return crt_error(err, errno, "mkfifo %s", fifo);
-  *path_fd = open(fifo, O_PATH | O_CLOEXEC);
-  if (*path_fd < 0) return crt_error(err, errno, "open %s", fifo);
+  *fd = -1;
+  if (mkfifo(fifo, 0600) < 0) return crt_error(err, errno, "mkfifo %s", fifo);
+  /* O_RDWR opens without a reader; the init's end is this open file */
+  *fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (*fd < 0) return crt_error(err, errno, "open %s", fifo);
+  if (fill_pipe(*fd) < 0) return crt_error(err, errno, "fill the pipe of %s", fifo);
   return 0;
 }
 
-int crt_exec_fifo_park(int selffd, int path_fd) {
-  char name[32];
-  snprintf(name, sizeof name, "%d", path_fd);
-  int wfd = openat(selffd, name, O_WRONLY | O_CLOEXEC);
-  if (wfd < 0) return -1;
-  close(path_fd);
-  close(selffd);
-  if (write(wfd, CRT_FIFO_OPENED, 1) != 1) {
-    close(wfd);
-    return -1;
-  }
-  return wfd;
+int crt_exec_fifo_park(int fd) {
+  ssize_t w;
+  do w = write(fd, CRT_FIFO_OPENED, 1);
+  while (w < 0 && errno == EINTR);
+  return w == 1 ? 0 : -1;
 }
 
 void crt_exec_fifo_fail(int wfd, const char *msg, bool hook_failed) {
@@ -129,6 +138,16 @@ static int init_error(int seen, crt_err **err) {
                         "the exec FIFO from elsewhere (opened by a process in the container?)");
 }
 
+/* The fill bytes of a chunk just read, which come before anything the
+ * init writes, dropped: *len counts only the init's own bytes. */
+static void drop_fill(char *buf, size_t *len, size_t n) {
+  size_t skip = 0;
+  if (*len == 0)
+    while (skip < n && buf[skip] == CRT_FIFO_FILL[0]) skip++;
+  memmove(buf + *len, buf + *len + skip, n - skip);
+  *len += n - skip;
+}
+
 /* Reads the FIFO until EOF after the init's first byte; buf gets it all. */
 static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t size, size_t *len, crt_err **err) {
   for (;;) {
@@ -140,7 +159,7 @@ static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t si
     ssize_t n = read(fd, buf + *len, size - 1 - *len);
     if (n < 0 && errno != EAGAIN && errno != EINTR) return crt_error(err, errno, "read exec fifo");
     if (n > 0) {
-      *len += (size_t)n;
+      drop_fill(buf, len, (size_t)n);
       if (*len >= size - 1) return 0;
       continue;
     }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,56 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+/* What the runtime sends on its own (MAPS_DONE, CGROUP_DONE, CGROUP_JOIN,
+ * PRESTART_DONE) may arrive while the init waits for the answer to a
+ * request of its own (MOUNT_FD): kept here until the init waits for it. */
+#define EARLY_MAX 4
+static crt_sync_msg *early[EARLY_MAX];
+static size_t n_early;
+
+static bool pushed_by_runtime(uint32_t type) {
+  return type == CRT_SYNC_MAPS_DONE || type == CRT_SYNC_CGROUP_DONE || type == CRT_SYNC_CGROUP_JOIN ||
+         type == CRT_SYNC_PRESTART_DONE;
+}
+
+/* The next message of type, from those kept or from the socket. */
+static int await_msg(int sync, uint32_t type, crt_sync_msg *m, crt_err **err) {
+  for (size_t i = 0; i < n_early; i++) {
+    if (early[i]->type != type) continue;
+    memcpy(m, early[i], offsetof(crt_sync_msg, data) + early[i]->len + 1);
+    free(early[i]);
+    memmove(early + i, early + i + 1, (--n_early - i) * sizeof *early);
+    return 0;
+  }
+  for (;;) {
+    if (crt_sync_recv(sync, m, err) < 0) return -1;
+    if (m->type == type) return 0;
+    if (!pushed_by_runtime(m->type) || n_early == EARLY_MAX) break;
+    size_t size = offsetof(crt_sync_msg, data) + m->len + 1;
+    if (!(early[n_early] = malloc(size))) return crt_error(err, ENOMEM, "keep message %u", m->type);
+    memcpy(early[n_early++], m, size);
+  }
+  if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+  for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+  return crt_error(err, 0, "unexpected message %u from the runtime (wanted %u)", m->type, type);
+}
+
+/* crt_rootfs_config.source_from_host: mounts[idx]'s source, made by the
+ * runtime (crt_mount_source_clone). */
+static int ask_mount_source(void *arg, size_t idx, crt_err **err) {
+  init_ctx *c = arg;
+  char n[24];
+  int len = snprintf(n, sizeof n, "%zu", idx);
+  if (crt_sync_send(c->sync, CRT_SYNC_MOUNT_SOURCE, n, (size_t)len, -1) < 0)
+    return crt_error(err, errno, "mounts[%zu]: ask the runtime for the source", idx);
+  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) return crt_error(err, ENOMEM, "mounts[%zu]", idx);
+  if (await_msg(c->sync, CRT_SYNC_MOUNT_FD, m, err) < 0) return -1;
+  if (m->fd < 0) return crt_error(err, 0, "mounts[%zu]: the runtime sent no source", idx);
+  for (size_t i = 1; i < m->nfds; i++) close(m->fds[i]);
+  return m->fd;
+}
+
 /* The state given to hooks run in the container's namespaces: its pid is
  * the one the container sees (config.md, state "pid"; runc passes 1). */
 static char *container_view_json(const init_ctx *c, enum crt_status st) {
@@ -66,11 +117,12 @@ static void park_without_process(init_ctx *c, int log_prev) {
   for (;;) pause();
 }
 
-/* After READY the parked init (crt-stub) still opens the exec FIFO, which
- * needs one free fd below RLIMIT_NOFILE.  Without one it would die unseen
- * after create reported success; runc fails create then ("too many open
- * files"), and so does crt, here, while errors still reach create.  The
- * sync socket is closed after READY, so its slot counts as free. */
+/* runc's parked init opens the exec FIFO after READY, so a process.rlimits
+ * RLIMIT_NOFILE that leaves it no free fd fails runc's create ("too many
+ * open files").  crt's parks on an fd it already has, but refuses the
+ * same limits, as runc, while errors still reach create: the user's
+ * program could open no file either.  The sync socket is closed after
+ * READY, so its slot counts as free. */
 static int check_fd_for_fifo(int sync, crt_err **err) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || (rlim_t)sync < rl.rlim_cur) return 0;
@@ -115,7 +167,7 @@ static int join_late(void *arg, crt_err **err) {
   init_ctx *c = j->c;
   if (!c->v1_late || j->done) return 0;
   j->done = true;
-  if (crt_sync_expect(c->sync, CRT_SYNC_CGROUP_JOIN, j->m, err) < 0) return -1;
+  if (await_msg(c->sync, CRT_SYNC_CGROUP_JOIN, j->m, err) < 0) return -1;
   if (join_tasks_sent(j->m, err) < 0) return -1;
   /* rooted where we are now (init_enter unshares it otherwise) */
   if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) return crt_error(err, errno, "unshare cgroup namespace");
@@ -149,7 +201,7 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
    * cgroupfs files, closed right after) */
   CHILD_TRY(r, crt_cgroup_tasks_join(&c->cg_tasks, &err));
   if (c->new_userns) {
-    CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
+    CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
       crt_error(&err, errno, "become root in the user namespace (is uid/gid 0 mapped?)");
       crt_child_fail(r, err);
@@ -160,7 +212,7 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
    * only awaited before the prestart hooks (init_mount).  Otherwise the
    * parent moves us into the cgroup first (the cgroup namespace is rooted
    * where we are). */
-  if (!c->born_in_cgroup) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (!c->born_in_cgroup) CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   char *cgroup_path = strdup(c->born_in_cgroup ? c->cgroup_path : m->data);
   if (!cgroup_path) {
     crt_error(&err, ENOMEM, "cgroup path");
@@ -202,16 +254,14 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
   /* no mount namespace, or no mount asked for the cgroup: now */
   CHILD_TRY(r, join_late(rc->cgroup_join_arg, &err));
-  crt_idmap_close(c->idmap_fds, spec->n_mounts); /* attached now */
-  rc->idmap_fds = c->idmap_fds = NULL;
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
   /* v1_late: CGROUP_JOIN came instead (join_late) */
-  if (c->born_in_cgroup && !c->v1_late) CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
+  if (c->born_in_cgroup && !c->v1_late) CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   if (c->runtime_hooks && crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "ask the runtime for the prestart hooks");
     crt_child_fail(r, err);
   }
-  CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
+  CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   if ((c->fifo = m->fd) < 0 && !c->direct) CHILD_TRY(r, crt_error(&err, 0, "no exec FIFO came with PRESTART_DONE"));
   CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks");
 }
@@ -250,11 +300,24 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   CRT_STAGE(c->stages, "rootfs ready (pivot_root, terminal, read-only and masked paths)");
 }
 
+/* Closes every fd from `from` up, but a and b. */
+static void close_fds_but(int from, int a, int b) {
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  for (int keep = lo;; keep = hi) {
+    if (keep >= from) {
+      if (keep > from) close_range((unsigned)from, (unsigned)keep - 1, 0);
+      from = keep + 1;
+    }
+    if (keep == hi) break;
+  }
+  close_range((unsigned)from, ~0U, 0);
+}
+
 /* Stage 5: READY sent, the seccomp filter loaded (crt_seccomp_load_point:
  * by crt-stub or here), parked on the exec FIFO until `start` opens it.
  * create waits for the sync socket to close, which happens only once the
  * filter is loaded: a failure until then is create's (issue 30). */
-static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const char *start_json, int preserve) {
+static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start_json, int preserve) {
   crt_err *err = NULL;
   const crt_process *p = c->spec->process;
   /* The unmasked procfs handle must not stay reachable through the parked
@@ -273,7 +336,7 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const
      * carrying its failure. */
     crt_reset_signals();
     crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = fo->stub, .selffd = selffd, .fifo = c->fifo, .hold = c->direct ? -1 : c->sync,
+    crt_stub_args sa = {.stub = fo->stub, .fifo = c->fifo, .hold = c->direct ? -1 : c->sync,
                         .errfd = c->direct ? c->sync : -1,
                         .filter = fo->seccomp_at == CRT_SECCOMP_STUB ? fo->filter : NULL, .exit_code = 1,
                         .exe = fo->exe, .argv = p->args.v, .envp = fo->envp};
@@ -282,11 +345,15 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const
   }
   /* direct_wanted holds only with the stub: never park without a FIFO */
   if (c->direct) CHILD_TRY(&c->rep, crt_error(&err, 0, "run without the exec FIFO needs crt-stub"));
+  /* Parked, the init holds the FIFO and what it passes on (stdio, the
+   * preserved fds), no other fd of the caller's or of ours (they are
+   * O_CLOEXEC, or the caller's, for the execve to drop); before the
+   * filter, which need not allow close_range. */
+  close_fds_but(3 + preserve, c->fifo, c->sync);
   if (fo->seccomp_at == CRT_SECCOMP_BEFORE_PARK) CHILD_TRY(&c->rep, crt_seccomp_load(fo->filter, NULL, &err));
   close(c->sync);
-  /* Parked until `start` opens the other end (see crt/execfifo.h). */
-  int wfd = crt_exec_fifo_park(selffd, c->fifo);
-  if (wfd < 0) _exit(1);
+  /* Parked until `start` drains the FIFO (see crt/execfifo.h). */
+  if (crt_exec_fifo_park(c->fifo) < 0) _exit(1);
   /* start destroys the container after a failing hook (lifecycle step 7) */
   crt_hook_place at = {.env = fo->envp}; /* the process's environment, as runc's */
   bool hook_failed = start_json &&
@@ -298,7 +365,7 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, int selffd, const
     crt_error(&err, errno, "exec %s", fo->exe);
   }
   crt_error_wrap(&err, "unable to start container process");
-  crt_exec_fifo_fail(wfd, err->msg, hook_failed);
+  crt_exec_fifo_fail(c->fifo, err->msg, hook_failed);
   _exit(1);
 }
 
@@ -327,7 +394,9 @@ static void init_main(init_ctx *c) {
                           .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = c->new_mntns,
                           .cgroup_path = init_enter(c, m),
-                          .idmap_fds = c->idmap_fds,
+                          .source_from_host = c->new_userns ? ask_mount_source : NULL,
+                          .source_arg = c,
+                          .host_binds = !c->opts->rootless,
                           .cgroup_join = c->v1_late ? join_late : NULL,
                           .cgroup_join_arg = &lj};
   CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
@@ -337,10 +406,7 @@ static void init_main(init_ctx *c) {
   if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
   init_enter_root(c, &rc, mntns);
   if (!p) park_without_process(c, log_prev);
-  /* Stage 4: the process itself.  The exec FIFO is reopened through our
-   * fd table in the container's procfs (see crt_proc_self_fd). */
-  int selffd = -1;
-  if (!c->direct && (selffd = crt_proc_self_fd(&err)) < 0) crt_child_fail(r, err);
+  /* Stage 4: the process itself. */
   /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
   int preserve = c->opts->preserve_fds + c->listen_fds;
   char listen_env[32] = "";
@@ -358,7 +424,7 @@ static void init_main(init_ctx *c) {
   CRT_STAGES_TOTAL(&st);
   crt_log_release(log_prev);
   if (!c->direct) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
-  init_park_and_exec(c, &fo, selffd, start_json, preserve);
+  init_park_and_exec(c, &fo, start_json, preserve);
 }
 
 static void init_entry(void *c) {

@@ -21,9 +21,10 @@ typedef struct init_ctx {
   const char *bundle;
   int sync;         /* our end */
   crt_child_report rep; /* in the init: errors go back on sync */
-  int fifo;         /* O_PATH fd of exec.fifo (none when direct) */
+  int fifo;         /* exec.fifo, O_RDWR, its pipe full (crt/execfifo.h; none when direct) */
   int console;      /* console socket (or -1) */
   int lock;         /* the state dir's flock: the init must not hold it */
+  int mntns;        /* runtime side: the init's mount namespace, opened at its first MOUNT_SOURCE */
   int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
   crt_netns_ahead netns_ahead; /* the thread making the network namespace (parent side) */
   int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
@@ -35,7 +36,6 @@ typedef struct init_ctx {
                      * CGROUP_JOIN, which the init awaits as late as it may (init.c: join_late) */
   bool cgroup_failed; /* runtime side: making the v1 cgroup after the clone failed */
   bool cgroup_unchecked; /* runtime side: a cgroup already there is checked after the clone (pure v1) */
-  int *idmap_fds;   /* user ns: idmapped mount trees made here, per mount (or NULL) */
   bool cgroup_made; /* made before the clone (v2: configured after it) */
   const char *cgroup_path; /* the cgroup, when cgroup_made */
   const crt_state *state;  /* for the hooks run in the container: all but the pid */

@@ -50,7 +50,7 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   unsigned len = 0, flags = 0;
   if (a->filter && crt_seccomp_prog_fd(a->filter, &bpf, &len, &flags, err) < 0) return -1;
   int sync = a->spawn ? a->spawn_sync : -1;
-  if (keep_open(a->selffd) < 0 || keep_open(a->fifo) < 0 || keep_open(a->hold) < 0 || keep_open(a->errfd) < 0 ||
+  if (keep_open(a->fifo) < 0 || keep_open(a->hold) < 0 || keep_open(a->errfd) < 0 ||
       keep_open(bpf) < 0 || keep_open(sync) < 0) {
     crt_error(err, errno, "passing fds to crt-stub");
     goto fail;
@@ -60,7 +60,7 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   char **envp = calloc(n + 2, sizeof *envp);
   char *param = NULL;
   int session = a->spawn ? (a->tty ? 2 : 1) : 0;
-  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %d %u %u %d %d %d %s", a->selffd, a->fifo, a->hold, a->errfd, bpf,
+  if (!envp || asprintf(&param, "_CRT_STUB=%d %d %d %d %u %u %d %d %d %s", a->fifo, a->hold, a->errfd, bpf,
                         len, flags, a->exit_code, sync, session, a->exe) < 0) {
     free(envp);
     crt_error(err, ENOMEM, "crt-stub parameters");

@@ -14,6 +14,8 @@
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "crt/fs.h"
@@ -45,6 +47,7 @@ typedef struct {
   int rootfd;
   size_t idx;
   const crt_mount *m;
+  const char *dest; /* crt_mount_dest: what is resolved inside the rootfs */
   const char *type; /* never NULL */
   const char *src;  /* for messages: source, else type */
   const crt_mount_opts *o; /* &m->opts */
@@ -60,8 +63,16 @@ static int dest_error(const mctx *c, crt_err **err) {
   return crt_error_wrap(err, "mounts[%zu]: destination \"%s\"", c->idx, c->m->destination);
 }
 
+const char *crt_mount_dest(const char *rootfs, const crt_mount *m) {
+  size_t n = strlen(rootfs);
+  while (n > 1 && rootfs[n - 1] == '/') n--;
+  const char *d = m->destination;
+  if (n <= 1 || strncmp(d, rootfs, n) || (d[n] && d[n] != '/')) return d;
+  return d[n] ? d + n : "/";
+}
+
 static int open_dest(const mctx *c, int flags, int create, crt_err **err) {
-  int fd = crt_open_in_root(c->rootfd, c->m->destination, O_PATH | flags, create, err);
+  int fd = crt_open_in_root(c->rootfd, c->dest, O_PATH | flags, create, err);
   if (fd < 0) dest_error(c, err);
   return fd;
 }
@@ -165,70 +176,49 @@ static bool wants_idmap(const crt_mount *m) {
   return m->opts.idmap || m->opts.ridmap || m->uid_mappings.len || m->gid_mappings.len;
 }
 
-/* A detached clone of the source tree with MOUNT_ATTR_IDMAP set on it
- * ("ridmap": on all of it).  The mappings are in terms of the initial
+/* The user namespace whose mappings an idmapped mounts[idx] carries (its
+ * own, else the container's).  The mappings are in terms of the initial
  * user namespace, and only a caller privileged over the source's
- * superblock may idmap it: in a container with its own user namespace
- * this runs in the runtime, before the clone (crt_idmap_prepare). */
-static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, int sfd,
-                         const char *src, crt_err **err) {
+ * superblock may idmap it: in a container with its own user namespace the
+ * runtime does it (crt_mount_source_clone). */
+static int idmap_userns_of(const crt_spec *spec, size_t idx, const crt_mount *m, crt_err **err) {
   const crt_linux *l = spec->linux_;
   const crt_idmapv *uids = m->uid_mappings.len || !l ? &m->uid_mappings : &l->uid_mappings;
   const crt_idmapv *gids = m->gid_mappings.len || !l ? &m->gid_mappings : &l->gid_mappings;
   if (!uids->len || !gids->len)
     return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", idx,
                      m->destination);
-  cleanup_close int userns = idmap_userns(uids, gids, err);
-  if (userns < 0) return crt_error_wrap(err, "mounts[%zu]", idx);
-  int tree = open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (m->opts.recursive ? AT_RECURSIVE : 0));
-  if (tree < 0) return crt_error(err, errno, "mounts[%zu]: clone %s for an idmapped mount", idx, src);
-  struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
-  if (mount_setattr(tree, "", AT_EMPTY_PATH | (m->opts.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) < 0) {
-    int e = errno;
-    close(tree);
-    return crt_error(err, e, "mounts[%zu]: idmap %s%s", idx, src,
-                     e == EINVAL ? " (the filesystem or kernel does not support idmapped mounts)" : "");
-  }
-  return tree;
+  int userns = idmap_userns(uids, gids, err);
+  return userns < 0 ? crt_error_wrap(err, "mounts[%zu]", idx) : userns;
 }
 
-/* fds, one per mount, all -1, when *fds is NULL. */
-static int alloc_fds(size_t n, int **fds, crt_err **err) {
-  if (*fds) return 0;
-  if (!(*fds = malloc((n ? n : 1) * sizeof **fds))) return crt_error(err, ENOMEM, "mount sources");
-  for (size_t j = 0; j < n; j++) (*fds)[j] = -1;
-  return 0;
+/* MOUNT_ATTR_IDMAP on a detached tree ("ridmap": on all of it). */
+static int idmap_tree(int tree, int userns, size_t idx, const crt_mount *m, const char *src, crt_err **err) {
+  struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
+  if (mount_setattr(tree, "", AT_EMPTY_PATH | (m->opts.ridmap ? AT_RECURSIVE : 0), &a, sizeof a) == 0) return 0;
+  return crt_error(err, errno, "mounts[%zu]: idmap %s%s", idx, src,
+                   errno == EINVAL ? " (the filesystem or kernel does not support idmapped mounts)" : "");
+}
+
+static unsigned clone_flags(const crt_mount *m) {
+  return OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (m->opts.recursive ? AT_RECURSIVE : 0);
+}
+
+/* A detached, idmapped clone of the source sfd, made by the init itself. */
+static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, int sfd, const char *src,
+                         crt_err **err) {
+  cleanup_close int userns = idmap_userns_of(spec, idx, m, err);
+  if (userns < 0) return -1;
+  cleanup_close int tree = open_tree(sfd, "", clone_flags(m) | AT_EMPTY_PATH);
+  if (tree < 0) return crt_error(err, errno, "mounts[%zu]: clone %s for an idmapped mount", idx, src);
+  if (idmap_tree(tree, userns, idx, m, src, err) < 0) return -1;
+  return crt_steal_fd(tree);
 }
 
 /* A relative source is relative to the bundle. */
 static void source_path(const char *bundle, const crt_mount *m, char *out, size_t size) {
   bool rel = m->source[0] != '/';
   snprintf(out, size, "%s%s%s", rel ? bundle : "", rel ? "/" : "", m->source);
-}
-
-int crt_idmap_prepare(const crt_spec *spec, const char *bundle, int **fds_out, crt_err **err) {
-  *fds_out = NULL;
-  int *fds = NULL;
-  for (size_t i = 0; i < spec->n_mounts; i++) {
-    const crt_mount *m = &spec->mounts[i];
-    if (!crt_mount_is_bind(m) || !m->source || !wants_idmap(m)) continue;
-    if (alloc_fds(spec->n_mounts, &fds, err) < 0) goto fail;
-    char src[PATH_MAX];
-    source_path(bundle, m, src, sizeof src);
-    int sfd = open(src, O_PATH | O_CLOEXEC);
-    if (sfd < 0) {
-      crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
-    } else {
-      fds[i] = idmapped_tree(spec, i, m, sfd, m->source, err);
-      close(sfd);
-    }
-    if (fds[i] < 0) goto fail;
-  }
-  *fds_out = fds;
-  return 0;
-fail:
-  crt_idmap_close(fds, spec->n_mounts);
-  return -1;
 }
 
 /* The propagation a bind made in the container's mount namespace would
@@ -242,50 +232,82 @@ static int tree_propagation(int tree, unsigned long rootfs_prop) {
   return mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a);
 }
 
-int crt_bind_sources_prepare(const crt_spec *spec, const char *bundle, int **fds, crt_err **err) {
-  if (!crt_spec_namespace(spec, CRT_NS_MOUNT)) return 0; /* nothing is mounted */
-  unsigned long prop = spec->linux_ ? spec->linux_->rootfs_propagation_flags : 0;
-  for (size_t i = 0; i < spec->n_mounts; i++) {
-    const crt_mount *m = &spec->mounts[i];
-    if (!crt_mount_is_bind(m) || !m->source || !*m->source || (*fds && (*fds)[i] >= 0)) continue;
-    if (alloc_fds(spec->n_mounts, fds, err) < 0) return -1;
-    char src[PATH_MAX];
-    source_path(bundle, m, src, sizeof src);
-    int tree = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (m->opts.recursive ? AT_RECURSIVE : 0));
-    /* A rootless runtime may not clone mounts: the init opens the source
-     * itself then, with no more rights than the runtime has anyway. */
-    if (tree < 0 && errno == EPERM) continue;
-    if (tree < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", i, m->source);
-    (*fds)[i] = tree;
-    if (tree_propagation(tree, prop) < 0)
-      return crt_error(err, errno, "mounts[%zu]: set the propagation of a clone of %s", i, m->source);
+typedef struct {
+  int mntns;
+  const char *src;
+  unsigned flags;
+  int tree, err;
+} clone_job;
+
+/* A thread of the runtime in the init's mount namespace (its own fs
+ * struct: setns refuses a shared one), with the runtime's credentials. */
+static void *clone_in_mntns(void *arg) {
+  clone_job *j = arg;
+  if (unshare(CLONE_FS) < 0 || setns(j->mntns, CLONE_NEWNS) < 0) {
+    j->err = errno;
+    return NULL;
   }
-  return 0;
+  j->tree = open_tree(AT_FDCWD, j->src, j->flags);
+  j->err = j->tree < 0 ? errno : 0;
+  return NULL;
 }
 
-void crt_idmap_close(int *fds, size_t n) {
-  if (!fds) return;
-  for (size_t i = 0; i < n; i++)
-    if (fds[i] >= 0) close(fds[i]);
-  free(fds);
+int crt_mount_source_clone(const crt_spec *spec, size_t idx, const char *bundle, int mntns, crt_err **err) {
+  if (idx >= spec->n_mounts || !crt_mount_is_bind(&spec->mounts[idx]) || !spec->mounts[idx].source)
+    return crt_error(err, EINVAL, "mounts[%zu]: not a bind mount the init may ask a source for", idx);
+  const crt_mount *m = &spec->mounts[idx];
+  char src[PATH_MAX];
+  source_path(bundle, m, src, sizeof src);
+  /* made before the thread: idmap_userns forks */
+  cleanup_close int userns = wants_idmap(m) ? idmap_userns_of(spec, idx, m, err) : -1;
+  if (wants_idmap(m) && userns < 0) return -1;
+  clone_job j = {.mntns = mntns, .src = src, .tree = -1, .flags = clone_flags(m)};
+  pthread_t t;
+  int e = pthread_create(&t, NULL, clone_in_mntns, &j);
+  if (e) return crt_error(err, e, "mounts[%zu]: start a thread in the container's mount namespace", idx);
+  pthread_join(t, NULL);
+  if (j.tree < 0) return crt_error(err, j.err, "mounts[%zu]: source \"%s\"", idx, m->source);
+  cleanup_close int tree = j.tree;
+  if (userns >= 0 && idmap_tree(tree, userns, idx, m, m->source, err) < 0) return -1;
+  unsigned long prop = spec->linux_ ? spec->linux_->rootfs_propagation_flags : 0;
+  if (tree_propagation(tree, prop) < 0)
+    return crt_error(err, errno, "mounts[%zu]: set the propagation of a clone of %s", idx, m->source);
+  return crt_steal_fd(tree);
+}
+
+/* A user-namespaced init asks the runtime for the source of a bind it
+ * cannot make itself (runc's procMountPlease): an idmapped one, which
+ * needs the host's rights over the source's filesystem, or one whose
+ * source the init cannot reach (runc: when stat fails; never for a
+ * rootless runtime, which has no more rights than the init).  Asked at
+ * the mount's turn, so the source sees the config's earlier mounts. */
+static bool source_from_host(const mctx *c, const char *source) {
+  if (!c->cfg->source_from_host) return false;
+  if (wants_idmap(c->m)) return true;
+  struct stat st;
+  return c->cfg->host_binds && stat(source, &st) < 0;
 }
 
 static int bind_from(const mctx *c, const char *source, bool recursive, unsigned long flags, crt_err **err) {
-  int prepared = c->cfg->idmap_fds ? c->cfg->idmap_fds[c->idx] : -1;
+  cleanup_close int tree = -1;
+  if (source_from_host(c, source) && (tree = c->cfg->source_from_host(c->cfg->source_arg, c->idx, err)) < 0)
+    return -1;
   struct stat st;
-  if (prepared >= 0 ? fstat(prepared, &st) < 0 : stat(source, &st) < 0)
+  if (tree >= 0 ? fstat(tree, &st) < 0 : stat(source, &st) < 0)
     return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
   cleanup_close int dst = open_dest(c, 0, S_ISDIR(st.st_mode) ? CRT_RESOLVE_MKDIR : CRT_RESOLVE_MKFILE, err);
   if (dst < 0) return -1;
-  cleanup_close int tree = -1;
-  if (prepared < 0 && wants_idmap(c->m)) {
+  if (tree < 0 && wants_idmap(c->m)) {
     cleanup_close int sfd = open(source, O_PATH | O_CLOEXEC);
     if (sfd < 0) return crt_error(err, errno, "mounts[%zu]: source \"%s\"", c->idx, source);
     if ((tree = idmapped_tree(c->cfg->spec, c->idx, c->m, sfd, c->src, err)) < 0) return -1;
-    prepared = tree;
   }
-  if (prepared >= 0) {
-    if (move_mount(prepared, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  if (tree >= 0) {
+    /* A tree the runtime made is not locked as the init's own binds are
+     * (a mount namespace copied into a user namespace locks its flags):
+     * keep what the kernel would keep, unless the options clear it. */
+    if (c->cfg->source_from_host) flags |= crt_mount_kept_flags(tree) & ~c->o->clear;
+    if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
       return crt_error(err, errno, "mounts[%zu]: mount %s on %s", c->idx, c->src, c->m->destination);
   } else {
     /* Pin the source too: a path swapped after the stat cannot redirect us. */
@@ -295,7 +317,10 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
     if (mount_at(c, crt_fd_path(sp, sfd), dst, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL, err) < 0) return -1;
   }
   flags &= ~(MS_REMOUNT | MS_MOVE);
-  if (!flags) return 0;
+  /* "bind" alone keeps the source's flags; any flag given, set or
+   * cleared, makes the mount exactly what the options say (runc >= 1.2),
+   * less what the kernel keeps locked (remount_bind) */
+  if (!flags && !c->o->clear) return 0;
   cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
   if (now < 0) return -1;
   return remount_bind(c, now, flags, err);
@@ -373,18 +398,43 @@ bool crt_mount_ro_later(const crt_mount *m) {
  * tmpfs or /dev is mounted read-write: /dev gets its devices and mounts,
  * a tmpfs may get mount points, and crt_rootfs_finalize makes them
  * read-only at the end, as runc does. */
+static bool has_mode(const char *data) {
+  for (const char *d = data; d && *d; d = strchr(d, ',') ? strchr(d, ',') + 1 : NULL)
+    if (!strncmp(d, "mode=", 5)) return true;
+  return false;
+}
+
+/* A tmpfs over an existing directory takes its mode, setuid, setgid and
+ * sticky bits included, unless the options give one (runc's rule; the
+ * kernel's default is 1777).  NULL: the options as they are. */
+static char *tmpfs_mode(const mctx *c) {
+  cleanup_err crt_err *absent = NULL;
+  cleanup_close int fd = -1;
+  struct stat st;
+  if (strcmp(c->type, "tmpfs") || has_mode(c->o->data) ||
+      (fd = crt_open_in_root(c->rootfd, c->dest, O_PATH | O_DIRECTORY, CRT_RESOLVE_NONE, &absent)) < 0 ||
+      fstat(fd, &st) < 0)
+    return NULL;
+  char *data = NULL;
+  const char *more = c->o->data;
+  if (asprintf(&data, "mode=%04o%s%s", (unsigned)(st.st_mode & 07777), more ? "," : "", more ? more : "") < 0)
+    return NULL;
+  return data;
+}
+
 static int mount_fs(const mctx *c, crt_err **err) {
+  cleanup_free char *moded = tmpfs_mode(c);
+  cleanup_free char *data = with_label(c, moded ? moded : c->o->data);
   cleanup_close int dst = open_dest(c, 0, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
-  cleanup_free char *data = with_label(c, c->o->data);
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   if (crt_mount_ro_later(c->m)) flags &= ~MS_RDONLY;
   bool copyup = c->o->tmpcopyup && !strcmp(c->type, "tmpfs");
   if (!copyup) return mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err);
-  cleanup_close int under = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  cleanup_close int under = crt_open_in_root(c->rootfd, c->dest, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (under < 0) return dest_error(c, err);
   if (mount_at(c, c->m->source ? c->m->source : c->type, dst, c->type, flags, data, err) < 0) return -1;
-  cleanup_close int now = crt_open_in_root(c->rootfd, c->m->destination, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  cleanup_close int now = crt_open_in_root(c->rootfd, c->dest, O_RDONLY | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   if (now < 0) return dest_error(c, err);
   if (copy_tree(under, now, 0) < 0) return crt_error(err, errno, "tmpcopyup into %s", c->m->destination);
   return 0;
@@ -595,7 +645,7 @@ static int cgroup_v1_one(const mctx *c, int tmp, const own_cgroups *ours, const 
   const char *own = own_cgroup(ours, e->fs_opts, ctrl, sizeof ctrl);
   if (!own) return 0; /* not a hierarchy this process is in */
   cleanup_free char *dest = NULL, *src_cg = NULL, *src_own = NULL;
-  if (asprintf(&dest, "%s/%s", c->m->destination, name) < 0) return crt_error(err, ENOMEM, "cgroup");
+  if (asprintf(&dest, "%s/%s", c->dest, name) < 0) return crt_error(err, ENOMEM, "cgroup");
   cleanup_close int dst = v1_target(c, tmp, name, dest, err);
   if (dst < 0) return -1;
   char p[32];
@@ -674,14 +724,14 @@ static int mount_cgroup(const mctx *c, crt_err **err) {
  * its text when it does not exist yet.  malloc'd. */
 static char *dest_now(const mctx *c) {
   cleanup_err crt_err *ignored = NULL;
-  cleanup_close int fd = crt_open_in_root(c->rootfd, c->m->destination, O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, &ignored);
+  cleanup_close int fd = crt_open_in_root(c->rootfd, c->dest, O_PATH | O_NOFOLLOW, CRT_RESOLVE_NONE, &ignored);
   char p[32], real[PATH_MAX], root[PATH_MAX];
   ssize_t n = fd >= 0 ? readlink(crt_fd_path(p, fd), real, sizeof real - 1) : -1;
   ssize_t r = n > 0 ? readlink(crt_fd_path(p, c->rootfd), root, sizeof root - 1) : -1;
-  if (r <= 0) return strdup(c->m->destination);
+  if (r <= 0) return strdup(c->dest);
   real[n] = root[r] = 0;
   if (!strcmp(root, "/")) r = 0; /* no prefix to cut */
-  return strncmp(real, root, (size_t)r) ? strdup(c->m->destination) : strdup(real[r] ? real + r : "/");
+  return strncmp(real, root, (size_t)r) ? strdup(c->dest) : strdup(real[r] ? real + r : "/");
 }
 
 /* path is dir or below it ("/proc", "/proc/", "/proc/sys"; not "/procx") */
@@ -736,6 +786,7 @@ int crt_rootfs_do_mount(const crt_rootfs_config *cfg, int rootfd, size_t i, crt_
   mctx c = {.cfg = cfg, .rootfd = rootfd, .idx = i, .m = &cfg->spec->mounts[i]};
   if (!c.m->destination || !*c.m->destination) return crt_error(err, 0, "mounts[%zu]: destination is empty", i);
   c.o = &c.m->opts;
+  c.dest = crt_mount_dest(cfg->rootfs, c.m);
   int rc;
   bool bind = crt_mount_is_bind(c.m);
   c.type = c.m->type && *c.m->type ? c.m->type : (bind ? "bind" : "none");

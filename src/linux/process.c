@@ -302,33 +302,3 @@ int crt_new_session_keyring(const char *id, crt_err **err) {
   }
   return 0;
 }
-
-/* A procfs instance of the container's own pid namespace, never the host's:
- * the parked init holds this fd, and a host /proc reached through
- * /proc/1/fd/N/../.. would hand a process exec'd into the container the
- * host's /proc/sys.  The container's /proc when it has one; otherwise a
- * detached, read-only procfs that shows only pids. */
-static int private_procfs(crt_err **err) {
-  cleanup_close int fs = fsopen("proc", FSOPEN_CLOEXEC);
-  if (fs < 0) return crt_error(err, errno, "no procfs at /proc in the container, and fsopen(\"proc\")");
-  /* subset=pid needs Linux 5.8; without it the mount is still read-only */
-  fsconfig(fs, FSCONFIG_SET_STRING, "subset", "pid", 0);
-  if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) return crt_error(err, errno, "creating a private procfs");
-  int mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-  if (mnt < 0) return crt_error(err, errno, "fsmount of a private procfs");
-  return mnt;
-}
-
-int crt_proc_self_fd(crt_err **err) {
-  int fd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  struct statfs sf;
-  if (fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) return fd;
-  if (fd >= 0) close(fd);
-  cleanup_close int mnt = private_procfs(err);
-  if (mnt < 0) return -1;
-  char name[32];
-  snprintf(name, sizeof name, "%d/fd", (int)getpid());
-  fd = openat(mnt, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "open %s in a private procfs", name);
-  return fd;
-}

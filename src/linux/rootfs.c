@@ -302,11 +302,12 @@ static int masked_path(int rootfd, int own_null, size_t i, const char *path, con
 /* The read-only tmpfs and /dev mounts, mounted read-write until now (see
  * crt_mount_ro_later): made read-only per mount, their filesystem left
  * writable, as runc's finalizeRootfs does. */
-static int remount_ro_later(int rootfd, const crt_spec *spec, crt_err **err) {
+static int remount_ro_later(int rootfd, const crt_rootfs_config *cfg, crt_err **err) {
+  const crt_spec *spec = cfg->spec;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
     if (!crt_mount_ro_later(m)) continue;
-    cleanup_close int fd = crt_open_in_root(rootfd, m->destination, O_PATH, CRT_RESOLVE_NONE, err);
+    cleanup_close int fd = crt_open_in_root(rootfd, crt_mount_dest(cfg->rootfs, m), O_PATH, CRT_RESOLVE_NONE, err);
     if (fd < 0 || remount_ro(fd, NULL, m->destination, err) < 0) return crt_error_wrap(err, "mounts[%zu]", i);
   }
   return 0;
@@ -326,7 +327,7 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
   }
   if (g_null_tree >= 0) close(g_null_tree);
   g_null_tree = -1;
-  if (remount_ro_later(rootfd, cfg->spec, err) < 0) return -1;
+  if (remount_ro_later(rootfd, cfg, err) < 0) return -1;
   if (cfg->spec->root && cfg->spec->root->readonly && remount_ro(rootfd, "/", "/", err) < 0) return -1;
   return apply_root_propagation(cfg, err);
 }

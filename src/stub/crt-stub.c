@@ -12,7 +12,7 @@
  * Freestanding: no libc, raw system calls (x86_64; the aarch64 half has
  * not been built yet: no cross compiler on the project VM).  The caller
  * passes its parameters in envp[0], which the user program does not get:
- *   _CRT_STUB=SELFFD FIFO HOLD ERRFD BPFFD BPFLEN BPFFLAGS EXIT SPAWN SESSION EXE
+ *   _CRT_STUB=FIFO HOLD ERRFD BPFFD BPFLEN BPFFLAGS EXIT SPAWN SESSION EXE
  * (-1 for an fd that is not used); argv is the user program's.  SPAWN is
  * exec's sync socket when the stub is the one to fork the process into
  * the container's pid namespace (exec.c, "the stub entry"): the process
@@ -165,15 +165,16 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
     leave(127);
   }
   p += sizeof PARAM - 1;
-  long selffd = num(&p), fifo = num(&p), hold = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p),
-       bpfflags = num(&p), code = num(&p), sync = num(&p), session = num(&p);
+  long fifo = num(&p), hold = num(&p), errfd = num(&p), bpffd = num(&p), bpflen = num(&p), bpfflags = num(&p),
+       code = num(&p), sync = num(&p), session = num(&p);
   if (*p == ' ') p++;
   const char *exe = p;
   long report = hold >= 0 ? hold : errfd;
   if (undumpable < 0) fail(report, undumpable, "prctl(PR_SET_DUMPABLE, 0)", 0, code);
-  /* exec: the error pipe closes at the user's execve (before the filter,
-   * which need not allow fcntl) */
+  /* exec's error pipe and create's FIFO close at the user's execve (set
+   * before the filter, which need not allow fcntl) */
   if (fifo < 0 && errfd >= 0) sys(__NR_fcntl, errfd, F_SETFD, FD_CLOEXEC, 0, 0);
+  if (fifo >= 0) sys(__NR_fcntl, fifo, F_SETFD, FD_CLOEXEC, 0, 0);
   if (sync >= 0) spawn(sync, session, report, code);
   /* Before parking: a parked init without its filter would take any
    * system call a tracer injects (crt_seccomp_load_point says the profile
@@ -184,17 +185,14 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
   }
   if (hold >= 0) sys(__NR_close, hold, 0, 0, 0, 0);
   if (fifo >= 0) {
-    /* Parked here until `start` opens the FIFO for reading, as
-     * crt_exec_fifo_park does.  The write end is O_CLOEXEC: start reads
-     * EOF exactly when execve has happened. */
-    char name[24];
-    name[fmt_num(name, (unsigned long)fifo)] = 0;
-    long w = sys(__NR_openat, selffd, (long)name, O_WRONLY | O_CLOEXEC, 0, 0);
-    if (w < 0) leave(code);
-    sys(__NR_close, fifo, 0, 0, 0, 0);
-    sys(__NR_close, selffd, 0, 0, 0, 0);
-    if (sys(__NR_write, w, (long)CRT_FIFO_OPENED, 1, 0, 0) != 1) leave(code);
-    errfd = w;
+    /* Parked here until `start` drains the FIFO's full pipe, as
+     * crt_exec_fifo_park does: this is the one fd the parked init holds.
+     * It is O_CLOEXEC, so start reads EOF exactly when execve happened. */
+    long w;
+    do w = sys(__NR_write, fifo, (long)CRT_FIFO_OPENED, 1, 0, 0);
+    while (w == -EINTR);
+    if (w != 1) leave(code);
+    errfd = fifo;
   }
   long r = sys(__NR_execve, (long)exe, (long)argv, (long)(envp + 1), 0, 0);
   fail(errfd, r, "exec ", exe, code);

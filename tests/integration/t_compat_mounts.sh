@@ -61,3 +61,181 @@ test_readonly_dev_and_tmpfs() {
   assert_eq 0 "$rc" "run in a user namespace: $out"
   assert_eq "$(printf '%s\n' ro /dev/null /dev/pts)" "$out" "user namespace"
 }
+
+# mount_order_bundle DIR VARIANT: runc's mount-order case (its mounts.bats):
+# a tree of binds under /mnt, then binds whose sources are paths inside the
+# rootfs under those earlier mounts, then the whole tree bound on /final.
+# VARIANT: "", userns, idmap, "userns idmap".  The bind sources' parent
+# is closed to others, so that in a user namespace the sources the init
+# cannot reach come from the runtime.
+mount_order_bundle() {
+  local b=$1 v=$2
+  if [[ $v == *userns* ]]; then userns_bundle "$b" cat /final/x/y/z/z/x/y/z/x/file; else make_bundle "$b" cat /final/x/y/z/z/x/y/z/x/file; fi
+  mkdir -p "$b/rootfs/mnt" "$b/rootfs/final"
+  local d
+  for d in a/x b/y c/z; do
+    mkdir -p "$b/src/$d"; echo "$d" >"$b/src/$d/file"
+    ln -s "${d%/*}" "$b/src/sym-${d%/*}"
+  done
+  chmod o-rwx "$b/src"
+  local r=$b/rootfs ctr="'rbind','rprivate'" maps=""
+  [[ $v == *idmap* ]] && ctr="$ctr,'idmap'" && maps="'uidMappings':$MAP65536,'gidMappings':$MAP65536"
+  bundle_edit "$b" "
+def bind(s, d, o, extra={}):
+    m = {'source': s, 'destination': d, 'type': 'bind', 'options': o}
+    m.update(extra); c['mounts'].append(m)
+host = ['rbind', 'rprivate']
+bind('$b/src/a', '/mnt', host); bind('$b/src/sym-b', '/mnt/x', host)
+bind('$b/src/c', '/mnt/x/y', host); bind('$b/src/sym-a', '/mnt/x/y/z', host)
+ctr = [$ctr]; ext = {$maps}
+bind('$r/mnt/x', '$r/mnt/x/y/z/x', ctr, ext); bind('$r/mnt/x/y', '$r/mnt/x/y/z', ctr, ext)
+bind('$r/mnt', '$r/final', ctr, ext)"
+}
+
+# Guards the init's mounts in config order, each source resolved at its
+# turn (crt_rootfs_prepare; bind_from and source_from_host in
+# src/linux/mounts.c; the runtime's answer crt_mount_source_clone, made in
+# the init's mount namespace): issue 43 bug 1, every source was cloned by
+# the runtime before the first mount, so a source under an earlier mount
+# of the config did not see it.  runc 1.1.5 passes the plain and the userns
+# case (its userns case fails as crt's did: it opens every source before
+# the first mount), and has no idmapped mounts: those run for crt only.
+test_mount_order_container_source() {
+  local v id
+  for v in "" userns idmap "userns idmap"; do
+    [ -n "$v" ] && ! is_crt && continue
+    rm -rf "$T/b"; mount_order_bundle "$T/b" "$v"
+    id=$(new_id)
+    run_rc crt run -b "$T/b" "$id"
+    assert_eq 0 "$rc" "run (${v:-plain}): $out"
+    assert_eq a/x "$out" "the file at the end of the tree (${v:-plain})"
+    crt delete -f "$id" 2>/dev/null
+  done
+}
+
+# Guards bind_from's flags in a user namespace (src/linux/mounts.c): a bind
+# made by the init copies the source's locked flags, and a remount with
+# the config's flags keeps them (crt_mount_kept_flags) unless the options
+# clear one, which the kernel refuses then: a read-only or noatime source
+# stays so; "rw" over a read-only source fails.  Issue 43 bug 1: the
+# runtime's unlocked clones lost them.  Also for a source only the host's
+# root can reach (the runtime's clone keeps what the kernel would).
+# runc 1.1.5 keeps the flags too, but ignores an explicit "rw" (no remount)
+# where runc >= 1.2 fails: that check is crt's only.
+test_userns_bind_keeps_locked_flags() {
+  mkdir -p "$T/ro" "$T/na" "$T/closed/ro"
+  echo data >"$T/ro/f"; echo data >"$T/closed/ro/f"
+  mount --bind "$T/ro" "$T/ro" && mount -o remount,bind,ro "$T/ro" || fail "ro bind on the host"
+  mount --bind "$T/na" "$T/na" && mount -o remount,bind,noatime "$T/na" || { umount "$T/ro"; fail "noatime bind"; }
+  mount --bind "$T/closed/ro" "$T/closed/ro" && mount -o remount,bind,ro "$T/closed/ro" || { umount "$T/ro" "$T/na"; fail "closed ro bind"; }
+  chmod 0700 "$T/closed"
+  userns_bundle "$T/b" sh -c 'for d in /ro /na /cro; do grep " $d " /proc/self/mountinfo | cut -d" " -f6; done'
+  bundle_edit "$T/b" "c['mounts'] += [{'destination':'/ro','source':'$T/ro','type':'bind','options':['bind','nosuid']},
+    {'destination':'/na','source':'$T/na','type':'bind','options':['bind','nodev']},
+    {'destination':'/cro','source':'$T/closed/ro','type':'bind','options':['bind','nosuid']}]"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/b" "$id"
+  crt delete -f "$id" 2>/dev/null
+  local got=$out
+  bundle_edit "$T/b" "c['mounts'][-3]['options']=['bind','rw']"
+  run_rc crt run -b "$T/b" "$id"
+  local rw_rc=$rc rw_out=$out
+  crt delete -f "$id" 2>/dev/null
+  umount "$T/ro" "$T/na" "$T/closed/ro"
+  local l; mapfile -t l <<<"$got"
+  [[ ${l[0]} == ro,*nosuid* ]] || fail "/ro from a read-only source: '${l[0]}' (all: $got)"
+  [[ ${l[1]} == *nodev*noatime* ]] || fail "/na from a noatime source: '${l[1]}' (all: $got)"
+  [[ ${l[2]} == ro,*nosuid* ]] || fail "/cro from a read-only source only root reaches: '${l[2]}' (all: $got)"
+  if is_crt; then assert_ne 0 "$rw_rc" "rw over a locked read-only source: $rw_out"; fi
+}
+
+# Guards tmpfs_mode (src/linux/mounts.c): a tmpfs without mode= over an
+# existing directory takes its mode, setuid, setgid and sticky bits
+# included (issue 43 bug 3: the kernel's 1777 was left); an explicit mode=
+# wins.  runc 1.1.5 does the same.
+test_tmpfs_takes_the_directory_mode() {
+  make_bundle "$T/b" sh -c 'stat -c %A /tmp /m'
+  chmod 7777 "$T/b/rootfs/tmp"
+  mkdir -p "$T/b/rootfs/m"; chmod 0750 "$T/b/rootfs/m"
+  bundle_edit "$T/b" "c['mounts'] += [{'destination':'/tmp','source':'tmpfs','type':'tmpfs','options':['nosuid']},
+    {'destination':'/m','source':'tmpfs','type':'tmpfs','options':['nodev']}]"
+  run_rc crt run -b "$T/b" "$(new_id)"
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "$(printf '%s\n' drwsrwsrwt drwxr-x---)" "$out" "modes of the tmpfs roots"
+  bundle_edit "$T/b" "c['mounts'][-2]['options']=['nosuid','mode=700']"
+  run_rc crt run -b "$T/b" "$(new_id)"
+  # runc 1.1.5 shows the directory's mode here too, though the tmpfs was
+  # given mode=700 (as runc main passes it: the kernel takes the last)
+  if is_crt; then assert_eq "$(printf '%s\n' drwx------ drwxr-x---)" "$out" "an explicit mode wins"; fi
+}
+
+# bind_flags_case NS HOST OPTS WANT: a bind with options OPTS of a tmpfs
+# whose mount has the per-mount flags HOST (runc's sshfs tests fall back to
+# such a tmpfs), in a container with (NS=userns) or without a user
+# namespace.  WANT: "fail", or flags that must be there and "!flag"s that
+# must not, as /proc/self/mounts shows them.
+bind_flags_case() {
+  local ns=$1 host=$2 opts=$3 want=$4 dir=$T/src
+  mkdir -p "$dir"; mountpoint -q "$dir" && umount "$dir"
+  # the flags on the mount, not the superblock: bind mounts may clear them
+  mount -t tmpfs -o rw,suid,dev,exec,diratime,strictatime tmpfs "$dir" && mount --bind -o "remount,$host" "$dir" ||
+    fail "host flags $host"
+  if [ ! -d "$T/bf-$ns" ]; then
+    if [ "$ns" = userns ]; then userns_bundle "$T/bf-$ns" awk '$2 == "/mnt" { print $4 }' /proc/self/mounts
+    else make_bundle "$T/bf-$ns" awk '$2 == "/mnt" { print $4 }' /proc/self/mounts; fi
+    bundle_edit "$T/bf-$ns" "c['mounts'].append({'source':'$dir','destination':'/mnt','type':'bind','options':[]})"
+  fi
+  local cfg=$T/bf-$ns/config.json
+  python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["mounts"][-1]["options"]=sys.argv[2].split(","); json.dump(c,open(p,"w"))' "$cfg" "$opts"
+  local id; id=$(new_id)
+  run_rc crt run -b "$T/bf-$ns" "$id"
+  crt delete -f "$id" >/dev/null 2>&1
+  local what="$ns: bind of a $host mount with $opts"
+  if [ "$want" = fail ]; then
+    assert_ne 0 "$rc" "$what must fail: $out"
+    if is_crt; then assert_contains "${out,,}" "operation not permitted" "$what"; fi
+    return
+  fi
+  assert_eq 0 "$rc" "$what: $out"
+  local w flags=",$out,"
+  for w in $want; do
+    case $w in
+      !*) [[ $flags != *",${w#!},"* ]] || fail "$what: ${w#!} set: $out" ;;
+      *) [[ $flags == *",$w,"* ]] || fail "$what: $w not set: $out" ;;
+    esac
+  done
+}
+
+# Guards bind_from and remount_bind (src/linux/mounts.c): runc >= 1.2's
+# bind-mount flag rules (its mounts_sshfs.bats, on the tmpfs it falls back
+# to): "bind" alone keeps every flag of the source; any other flag option
+# makes the mount what the options say, except that an atime flag is only
+# changed by setting another one, and in a user namespace the kernel's
+# locked flags (ro, nodev, nosuid, noexec, atime; not nosymfollow) are kept
+# unless the options clear one, which fails.  runc 1.1.5 keeps the source's
+# flags after a clearing-only option list (no remount): crt only.
+test_bind_mount_flag_rules() {
+  is_crt || return 0
+  trap 'umount "$T/src" 2>/dev/null' EXIT
+  local ns
+  for ns in plain userns; do
+    bind_flags_case $ns ro,noexec,nosymfollow,nodiratime bind "ro noexec nosymfollow nodiratime !rw"
+    bind_flags_case $ns rw,nodev,nosymfollow bind,rw "rw !nosymfollow"
+  done
+  bind_flags_case plain ro,noexec,nosymfollow,nodiratime bind,dev "rw nodiratime !ro !noexec !nosymfollow"
+  bind_flags_case userns ro,noexec,nosymfollow,nodiratime bind,dev "ro noexec nodiratime !rw !nosymfollow"
+  bind_flags_case plain ro bind,nosuid,nodev,rprivate "rw nosuid nodev !ro"
+  bind_flags_case userns ro bind,nosuid,nodev,rprivate "ro nosuid nodev"
+  bind_flags_case plain ro bind,rw,nosuid,nodev,rprivate "rw nosuid nodev !ro"
+  bind_flags_case userns ro bind,rw,nosuid,nodev,rprivate fail
+  bind_flags_case plain nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime "rw noatime !nosuid !nodev !noexec"
+  bind_flags_case userns nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime fail
+  bind_flags_case plain rw,nodev,nosuid,noexec,noatime bind,ro "ro !nosuid !nodev !noexec"
+  bind_flags_case userns rw,nodev,nosuid,noexec,noatime bind,ro "ro nosuid nodev noexec"
+  bind_flags_case plain rw,nodev,nosymfollow bind,ro,symfollow "ro !nodev !nosymfollow"
+  bind_flags_case userns rw,nodev,nosymfollow bind,ro,symfollow "ro nodev !nosymfollow"
+  bind_flags_case plain nodev,nosuid,noatime bind,ro,exec "ro noatime !noexec !nosuid !nodev"
+  bind_flags_case userns nodev,nosuid,noatime bind,ro,exec "ro nosuid nodev noatime !noexec"
+  bind_flags_case plain noatime bind,relatime "relatime !noatime"
+  bind_flags_case userns noatime bind,strictatime fail
+}

@@ -119,3 +119,63 @@ test_unparkable_profile_refused() {
   crt create -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "create without noNewPrivileges: $(cat "$T/out")"
   crt delete -f "$id"
 }
+
+# parked_fds ID: every fd of the parked init beyond 0-2 is the exec FIFO it
+# parks on (a pipe, no directory to walk from), and there is one.
+parked_fds() {
+  local pid; pid=$(state_field "$1" pid)
+  local f n=0
+  for f in /proc/$pid/fd/*; do
+    case ${f##*/} in 0 | 1 | 2) continue ;; esac
+    if [ -p "$f" ] && [[ $(readlink "$f") == */exec.fifo ]]; then n=$((n + 1)); continue; fi
+    fail "$2: the parked init holds fd ${f##*/} -> $(readlink "$f")"
+  done
+  assert_eq 1 "$n" "$2: exec FIFO fds of the parked init"
+}
+
+# parked_fds_inside ID WHAT: the same, as an attacker in the container sees
+# it: a process exec'd with CAP_SYS_PTRACE lists /proc/1/fd and tries to
+# walk out of each fd.
+parked_fds_inside() {
+  run_rc crt exec --cap CAP_SYS_PTRACE "$1" sh -c 'cd /proc/1/fd || exit 9
+    for f in *; do case $f in 0|1|2) ;; *) echo "fd $f $(readlink $f)"; ls $f/.. >/dev/null 2>&1 && echo "walked $f";; esac; done; true'
+  assert_eq 0 "$rc" "$2: exec with CAP_SYS_PTRACE: $out"
+  assert_not_contains "$out" "walked" "$2: a walk out of a parked init's fd"
+  [[ $out =~ ^fd\ [0-9]+\ .*/exec\.fifo$ ]] || fail "$2: fds of pid 1 beyond stdio, seen from inside: '$out'"
+}
+
+# Guards the exec FIFO's park (crt_exec_fifo_create/park in
+# src/container/execfifo.c, crt-stub's park): the parked init holds stdio
+# and the FIFO it parks on, nothing else (issue 43: it also held an O_PATH
+# fd of its /proc/self/fd, and through it the container's unmasked procfs
+# tree).  For crt-stub's park, crt's own (a startContainer hook), a
+# terminal, a user namespace and a container without /proc; from the host
+# and from inside.  runc 1.1.5 holds the same (the exec FIFO only).
+test_parked_init_holds_only_the_fifo() {
+  local id what
+  make_bundle "$T/b" sleep 100
+  cp -a "$T/b" "$T/hook"; bundle_edit "$T/hook" "c['hooks']={'startContainer':[{'path':'/bin/true'}]}"
+  cp -a "$T/b" "$T/noproc"
+  bundle_edit "$T/noproc" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/proc']; c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]"
+  userns_bundle "$T/u" sleep 100
+  for what in b hook noproc u; do
+    id=$(new_id)
+    crt create -b "$T/$what" "$id" </dev/null >/dev/null 2>"$T/err" || fail "create ($what): $(cat "$T/err")"
+    parked_fds "$id" "$what"
+    [ "$what" = noproc ] || parked_fds_inside "$id" "$what"
+    crt delete -f "$id"
+  done
+  # with a terminal: the pty's fds go to the console socket, not to the init
+  cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "build recvtty"
+  timeout 20 "$T/recvtty" --mode null --pid-file "$T/tty.pid" "$T/tty.sock" >/dev/null 2>&1 </dev/null &
+  local rp=$!
+  wait_for test -s "$T/tty.pid" || fail "recvtty did not start"
+  bundle_edit "$T/b" "c['process']['terminal']=True"
+  id=$(new_id)
+  crt create --console-socket "$T/tty.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "create (terminal): $(cat "$T/err")"
+  parked_fds "$id" terminal
+  parked_fds_inside "$id" terminal
+  crt delete -f "$id"
+  kill "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+  true
+}

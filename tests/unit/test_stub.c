@@ -33,7 +33,7 @@ static int run_stub(const char *exe, char *const *argv, char *const *envp, char 
     crt_err *err = NULL;
     int stub = crt_stub_open(&err);
     if (stub < 0) _exit(90);
-    crt_stub_args a = {.stub = stub, .selffd = -1, .fifo = -1, .hold = -1, .errfd = pe[1], .exit_code = 42,
+    crt_stub_args a = {.stub = stub, .fifo = -1, .hold = -1, .errfd = pe[1], .exit_code = 42,
                        .exe = exe, .argv = argv, .envp = envp};
     crt_stub_exec(&a, &err);
     _exit(91);
