@@ -29,19 +29,6 @@ static void strv_clear(crt_strv *v) {
   v->len = 0;
 }
 
-/* --env: replaces an existing NAME=, else appends. */
-static void env_set(crt_strv *env, const char *kv) {
-  const char *eq = strchr(kv, '=');
-  size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
-  for (size_t i = 0; i < env->len; i++)
-    if (strncmp(env->v[i], kv, n) == 0 && env->v[i][n] == '=') {
-      free(env->v[i]);
-      env->v[i] = strdup(kv);
-      return;
-    }
-  strv_push(env, kv);
-}
-
 static int parse_u32(const char *s, uint32_t *out) {
   char *end;
   errno = 0;
@@ -76,7 +63,8 @@ static int check_flags(const exec_flags *f, crt_err **err) {
 static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **argv, const char *cmd) {
   strv_clear(&p->args);
   for (int i = 0; i < argc; i++) strv_push(&p->args, argv[i]);
-  for (size_t i = 0; i < f->env.len; i++) env_set(&p->env, f->env.v[i]);
+  /* Appended, as runc does: crt_build_env keeps the last entry of a key. */
+  for (size_t i = 0; i < f->env.len; i++) strv_push(&p->env, f->env.v[i]);
   if (f->cwd) {
     free(p->cwd);
     p->cwd = strdup(f->cwd);

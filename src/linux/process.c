@@ -31,9 +31,10 @@
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
 
+/* The last entry wins, as in the environment crt_build_env makes. */
 static const char *env_get(const crt_strv *env, const char *name) {
   size_t n = strlen(name);
-  for (size_t i = 0; i < env->len; i++)
+  for (size_t i = env->len; i-- > 0;)
     if (strncmp(env->v[i], name, n) == 0 && env->v[i][n] == '=') return env->v[i] + n + 1;
   return NULL;
 }
@@ -266,18 +267,41 @@ static char *home_for(uid_t uid) {
   return home;
 }
 
+static size_t env_key_len(const char *entry) {
+  const char *eq = strchr(entry, '=');
+  return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+/* True when a later entry of env[0..n) names the same key as env[i]. */
+static bool env_overridden(char **env, size_t n, size_t i) {
+  size_t k = env_key_len(env[i]);
+  for (size_t j = i + 1; j < n; j++)
+    if (env_key_len(env[j]) == k && strncmp(env[j], env[i], k) == 0) return true;
+  return false;
+}
+
+/* runc >= 1.2: a key named twice keeps its last value, once, at the place
+ * of that last entry; a missing or empty HOME comes from /etc/passwd. */
 char **crt_build_env(const crt_process *p, const char **extra) {
   size_t nextra = 0;
   while (extra && extra[nextra]) nextra++;
-  char **env = calloc(p->env.len + nextra + 2, sizeof(char *));
+  size_t total = p->env.len + nextra;
+  char **env = calloc(total + 2, sizeof(char *));
   if (!env) return NULL;
+  for (size_t i = 0; i < p->env.len; i++) env[i] = p->env.v[i];
+  for (size_t i = 0; i < nextra; i++) env[p->env.len + i] = (char *)extra[i];
   size_t n = 0;
-  for (size_t i = 0; i < p->env.len; i++) env[n++] = p->env.v[i];
-  for (size_t i = 0; i < nextra; i++) env[n++] = (char *)extra[i];
-  if (!env_get(&p->env, "HOME")) {
+  bool has_home = false;
+  for (size_t i = 0; i < total; i++) {
+    if (env_overridden(env, total, i)) continue;
+    if (strcmp(env[i], "HOME=") == 0) continue;
+    if (strncmp(env[i], "HOME=", 5) == 0) has_home = true;
+    env[n++] = env[i];
+  }
+  if (!has_home) {
     char *home = home_for(p->user.uid);
     char *h = NULL;
-    if (asprintf(&h, "HOME=%s", home ? home : "/") > 0) env[n++] = h;
+    if (asprintf(&h, "HOME=%s", home && *home ? home : "/") > 0) env[n++] = h;
     free(home);
   }
   env[n] = NULL;

@@ -538,3 +538,23 @@ test_hook_large_output_and_idle_wait() {
   awk -v u="$user" -v s="$sys" 'BEGIN{exit !(u + s < 0.6)}' || fail "run used $user s user + $sys s system CPU time for a hook sleeping 1 s"
   [ -z "$(cat "$T/run.out")" ] || fail "run with the hooks: $(head -c 500 "$T/run.out")"
 }
+
+# Guards crt_build_env (src/linux/process.c): as runc (1.1.5 too), the last
+# value of a key named twice is kept, once, and fills an empty HOME from
+# /etc/passwd as a missing one; PATH lookup uses the last PATH too.
+test_env_home_and_duplicates() {
+  make_bundle "$T/b" sh -c 'env | sort | grep -E "^(A|B|HOME|PATH)="; echo "A count $(env | grep -c ^A=)"'
+  bundle_edit "$T/b" "c['process']['env']=['PATH=/nonexistent','A=1','HOME=','B=2','A=3','PATH=/bin:/sbin']"
+  run_rc crt run --bundle "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq "A=3
+B=2
+HOME=/root
+PATH=/bin:/sbin
+A count 1" "$out" "the environment"
+  local id; id=$(new_id)
+  bundle_edit "$T/b" "c['process']['args']=['sleep','60']"
+  crt run -d --bundle "$T/b" "$id" || fail "run -d"
+  run_rc crt exec --env HOME= --env A=x --env A=y "$id" sh -c 'echo "$HOME $A $(env | grep -c ^A=)"'
+  assert_eq 0 "$rc" "exec: $out"; assert_eq "/root y 1" "$out" "exec's environment"
+  crt delete -f "$id"
+}
