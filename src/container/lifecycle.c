@@ -227,6 +227,28 @@ int crt_container_started_held(crt_held *h, crt_err **err) {
   return rc;
 }
 
+/* A pid namespace of its own (not joined by path): its init's death killed
+ * every process in it.  Unknown (no readable config): assume so. */
+static bool own_pidns(const crt_spec *spec) {
+  if (!spec) return true;
+  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
+  return ns && !(ns->path && *ns->path);
+}
+
+/* runc >= 1.2: a SIGKILL to a container without a pid namespace of its
+ * own (the host's, or a pod's joined by path) kills every process of its
+ * cgroup, its init alive or gone, since no init's death takes the others
+ * with it.  Needs the cgroup and a readable config.json. */
+static bool kill_takes_cgroup(const crt_state *s) {
+  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return false;
+  crt_spec *spec = NULL;
+  cleanup_err crt_err *e = NULL;
+  if (crt_state_load_spec(s, &spec, &e) < 0) return false;
+  bool own = own_pidns(spec);
+  crt_spec_free(spec);
+  return !own;
+}
+
 int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_err **err) {
   crt_state *s = NULL;
   if (crt_container_id_check(id, err) < 0) return -1;
@@ -238,6 +260,8 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
      * own pid namespace outlive it in the cgroup (containerd's shim sends
      * kill --all after such a container's exit).  No cgroup: nothing left. */
     rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
+  } else if (sig == SIGKILL && kill_takes_cgroup(s)) {
+    rc = crt_cgroup_kill(s->cgroup_path, sig, err);
   } else if (st == CRT_STATUS_STOPPED) {
     rc = not_running(s, err);
   } else if (all && s->cgroup_path && *s->cgroup_path) {
@@ -274,14 +298,6 @@ static void run_poststop(const crt_state *s, const crt_spec *spec, const crt_err
     crt_hooks_run_warn(&spec->hooks->poststop, "poststop", json);
     CRT_STAGE(t, "poststop hooks (%zu)", spec->hooks->poststop.len);
   }
-}
-
-/* A pid namespace of its own (not joined by path): its init's death killed
- * every process in it.  Unknown (no readable config): assume so. */
-static bool own_pidns(const crt_spec *spec) {
-  if (!spec) return true;
-  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
-  return ns && !(ns->path && *ns->path);
 }
 
 /* Removes a state directory so that, whenever this is killed, what is

@@ -558,3 +558,37 @@ A count 1" "$out" "the environment"
   assert_eq 0 "$rc" "exec: $out"; assert_eq "/root y 1" "$out" "exec's environment"
   crt delete -f "$id"
 }
+
+# Guards kill_takes_cgroup (src/container/lifecycle.c): runc >= 1.2 turns
+# KILL to a container in the host's pid namespace into a kill of its whole
+# cgroup, with its init alive and with it gone (nothing else would reach
+# the init's children, which the host's init inherits).
+test_kill_host_pidns_kills_the_cgroup() {
+  make_bundle "$T/b" sh -c 'sleep 200 & echo $! >/tmp/child; exec sleep 300'
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']; c['root']['readonly']=False"
+  local id pid child; id=$(new_id)
+  crt run -d --pid-file "$T/pid" --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  pid=$(cat "$T/pid")
+  wait_eval "[ -s '$T/b/rootfs/tmp/child' ]" || fail "no child pid"
+  child=$(cat "$T/b/rootfs/tmp/child")
+  if runc_before_1_2; then
+    crt delete -f "$id"
+    return 0
+  fi
+  run_rc crt kill "$id" KILL; assert_eq 0 "$rc" "kill KILL: $out"
+  wait_eval "! kill -0 $child 2>/dev/null || grep -q '^State:.*Z' /proc/$child/status" || fail "the init's child survived"
+  wait_eval "stopped $id" || fail "did not stop"
+  crt delete "$id" || fail "delete"
+  # the init gone first: KILL still reaches what is left
+  id=$(new_id); rm -f "$T/b/rootfs/tmp/child"
+  crt run -d --pid-file "$T/pid" --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d (2)"
+  wait_eval "[ -s '$T/b/rootfs/tmp/child' ]" || fail "no child pid (2)"
+  child=$(cat "$T/b/rootfs/tmp/child")
+  kill -KILL "$(cat "$T/pid")"
+  wait_eval "stopped $id" || fail "did not stop when its init was killed"
+  kill -0 "$child" || fail "the scenario needs the child alive"
+  run_rc crt kill "$id" TERM; assert_eq 1 "$rc" "kill TERM of the stopped container"
+  run_rc crt kill "$id" KILL; assert_eq 0 "$rc" "kill KILL with the init gone: $out"
+  wait_eval "! kill -0 $child 2>/dev/null || grep -q '^State:.*Z' /proc/$child/status" || fail "the child survived (init gone)"
+  crt delete "$id" || fail "delete (2)"
+}

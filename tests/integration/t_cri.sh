@@ -21,12 +21,16 @@ pod_pidns_setup() { # sets pod, c, left (pid of the orphan)
   pod=$(new_id); c=$(new_id)
   make_bundle "$T/pod" sleep 100
   crt run -d --pid-file "$T/pod.pid" -b "$T/pod" "$pod" >/dev/null 2>&1 </dev/null || fail "run pod"
-  local ppid; ppid=$(cat "$T/pod.pid")
-  make_bundle "$T/c" sh -c 'sleep 200 & exec sleep 300'
-  bundle_edit "$T/c" "
+  pod_pidns_child "$c"
+}
+
+pod_pidns_child() { # ID: runs ID in the pod's pid namespace, kills its init; sets left
+  local c=$1 ppid; ppid=$(cat "$T/pod.pid")
+  make_bundle "$T/c-$c" sh -c 'sleep 200 & exec sleep 300'
+  bundle_edit "$T/c-$c" "
 for n in c['linux']['namespaces']:
     if n['type'] == 'pid': n['path'] = '/proc/$ppid/ns/pid'"
-  crt run -d --pid-file "$T/c.pid" -b "$T/c" "$c" >/dev/null 2>&1 </dev/null || fail "run c"
+  crt run -d --pid-file "$T/c.pid" -b "$T/c-$c" "$c" >/dev/null 2>&1 </dev/null || fail "run c"
   local cpid cg; cpid=$(cat "$T/c.pid")
   # the orphan-to-be, as the host sees it: the other process in c's cgroup
   cg=/sys/fs/cgroup/pids$(awk -F: '$2 ~ /(^|,)pids(,|$)/ {print $3}' /proc/"$cpid"/cgroup)
@@ -39,8 +43,21 @@ for n in c['linux']['namespaces']:
 
 test_pod_pidns_kill_all_stopped() {
   pod_pidns_setup
-  run_rc crt kill "$c" KILL; assert_eq 1 "$rc" "kill (without --all) of a stopped container"
+  run_rc crt kill "$c" TERM; assert_eq 1 "$rc" "kill TERM (without --all) of a stopped container"
   assert_contains "$out" "not running"
+  alive "$left" || fail "the orphan $left died of a refused kill"
+  if runc_before_1_2; then
+    run_rc crt kill "$c" KILL; assert_eq 1 "$rc" "kill KILL (without --all) of a stopped container, runc < 1.2"
+  else
+    # runc >= 1.2: KILL to a container without a pid namespace of its own
+    # takes its whole cgroup, its init gone or not (the shim's next kill
+    # --all then finds nothing)
+    run_rc crt kill "$c" KILL; assert_eq 0 "$rc" "kill KILL of a stopped container sharing a pid ns ($out)"
+    wait_eval "! alive $left" || fail "the orphan $left survived kill KILL"
+    run_rc crt kill --all "$c" KILL; assert_eq 0 "$rc" "kill --all of a stopped container with nothing left ($out)"
+    run_rc crt delete "$c"; assert_eq 0 "$rc" "delete ($out)"
+    c=$(new_id); pod_pidns_child "$c"
+  fi
   run_rc crt kill --all "$c" KILL; assert_eq 0 "$rc" "kill --all of a stopped container with processes left ($out)"
   wait_eval "! alive $left" || fail "the orphan $left survived kill --all"
   run_rc crt delete "$c"; assert_eq 0 "$rc" "delete ($out)"
