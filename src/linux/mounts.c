@@ -455,8 +455,8 @@ static int mount_special(const mctx *c, long magic, crt_err **err) {
   struct stat st;
   if (fstat(dst, &st) < 0) return crt_error(err, errno, "stat %s", c->m->destination);
   if (!S_ISDIR(st.st_mode))
-    return crt_error(err, 0, "mounts[%zu]: destination \"%s\": %s must be mounted on a directory, not a %s", c->idx,
-                     c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
+    return crt_error(err, 0, "mounts[%zu]: destination \"%s\": filesystem \"%s\" must be mounted on ordinary directory, not a %s",
+                     c->idx, c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   const char *src = c->m->source ? c->m->source : c->type;
   if (mount_at(c, src, dst, c->type, flags, c->o->data, err) < 0) {

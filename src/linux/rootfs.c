@@ -281,8 +281,31 @@ static int mask_file(int own, int target, const char *path, crt_err **err) {
   return 0;
 }
 
+/* Masks a directory.  The first gets a read-only tmpfs; the others are
+ * bound from it (*shared, its fd), so that every masked directory is the
+ * one empty filesystem, as in current runc. */
+static int mask_dir(int rootfd, int target, const char *path, const char *label, int *shared, crt_err **err) {
+  if (*shared >= 0) {
+    cleanup_close int tree = (int)syscall(SYS_open_tree, *shared, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    if (tree < 0 || mount_setattr(tree, "", AT_EMPTY_PATH, &ro, sizeof ro) < 0 ||
+        move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+      return crt_error(err, errno, "mask %s", path);
+    return 0;
+  }
+  char t[32];
+  crt_fd_path(t, target);
+  cleanup_free char *data = NULL;
+  if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
+    data = NULL;
+  if (mount("tmpfs", t, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
+  *shared = crt_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW | O_DIRECTORY, CRT_RESOLVE_NONE, err);
+  return *shared < 0 ? crt_error_wrap(err, "mask %s: reopen", path) : 0;
+}
+
 /* The entry itself, never what a symlink there points to. */
-static int masked_path(int rootfd, int own_null, size_t i, const char *path, const char *label, crt_err **err) {
+static int masked_path(int rootfd, int own_null, size_t i, const char *path, const char *label, int *shared,
+                       crt_err **err) {
   cleanup_close int fd = -1;
   if (open_listed(rootfd, "maskedPaths", i, path, &fd, err) < 0) return -1;
   if (fd < 0) return 0;
@@ -290,13 +313,14 @@ static int masked_path(int rootfd, int own_null, size_t i, const char *path, con
   if (fstat(fd, &st) < 0) return crt_error(err, errno, "stat %s", path);
   if (S_ISLNK(st.st_mode)) return crt_error(err, ELOOP, "linux.maskedPaths[%zu]: mask %s: a symlink", i, path);
   if (!S_ISDIR(st.st_mode)) return mask_file(own_null, fd, path, err);
-  char p[32];
-  crt_fd_path(p, fd);
-  cleanup_free char *data = NULL;
-  if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
-    data = NULL;
-  if (mount("tmpfs", p, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
-  return 0;
+  return mask_dir(rootfd, fd, path, label, shared, err);
+}
+
+/* An entry named earlier in the list is masked already: once is enough. */
+static bool listed_before(const crt_strv *l, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (!strcmp(l->v[j], l->v[i])) return true;
+  return false;
 }
 
 /* The read-only tmpfs and /dev mounts, mounted read-write until now (see
@@ -322,8 +346,11 @@ int crt_rootfs_finalize(const crt_rootfs_config *cfg, crt_err **err) {
       if (readonly_path(rootfd, i, l->readonly_paths.v[i], err) < 0) return -1;
     /* opened once: every file mask is bound from the same checked fd */
     cleanup_close int own_null = l->masked_paths.len ? container_null(rootfd) : -1;
+    cleanup_close int shared = -1;
     for (size_t i = 0; i < l->masked_paths.len; i++)
-      if (masked_path(rootfd, own_null, i, l->masked_paths.v[i], l->mount_label, err) < 0) return -1;
+      if (!listed_before(&l->masked_paths, i) &&
+          masked_path(rootfd, own_null, i, l->masked_paths.v[i], l->mount_label, &shared, err) < 0)
+        return -1;
   }
   if (g_null_tree >= 0) close(g_null_tree);
   g_null_tree = -1;

@@ -239,3 +239,24 @@ test_bind_mount_flag_rules() {
   bind_flags_case plain noatime bind,relatime "relatime !noatime"
   bind_flags_case userns noatime bind,strictatime fail
 }
+
+# Guards mask_dir and listed_before (src/linux/rootfs.c): current runc's
+# mask.bats: every masked directory is the one read-only tmpfs (one device
+# number), an entry named twice is masked once, and a read-only root does
+# not stop it.  runc 1.1.5 gives each directory its own tmpfs.
+test_masked_dirs_share_one_tmpfs() {
+  make_bundle "$T/b" sh -c 'stat -c %d /d1 /d2 /d3 | sort -u | wc -l; touch /d2/x 2>&1; ls -A /d1 /d3;
+    awk "\$2 ~ /^\/d[0-9]\$/ {print \$2, substr(\$4,1,2)}" /proc/self/mounts; cat /f; echo end'
+  mkdir -p "$T/b/rootfs/d1/sub" "$T/b/rootfs/d2" "$T/b/rootfs/d3"
+  echo secret >"$T/b/rootfs/d3/s"; echo secret >"$T/b/rootfs/f"
+  bundle_edit "$T/b" "c['linux']['maskedPaths'] += ['/d1','/d2','/d3','/d1','/f','/f']; c['root']['readonly']=True"
+  run_rc crt run -b "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_not_contains "$out" secret
+  assert_contains "$out" "Read-only file system" "touch in a masked directory"
+  local n; n=$(echo "$out" | head -n1)
+  if runc_before_1_2; then assert_eq 3 "$n" "devices of the masked directories (runc 1.1.5)"; return 0; fi
+  assert_eq 1 "$n" "devices of the masked directories"
+  assert_eq "/d1 ro
+/d2 ro
+/d3 ro" "$(echo "$out" | grep '^/d[0-9] ')" "one read-only mount per masked directory, duplicates once"
+}

@@ -481,7 +481,7 @@ test_proc_sys_over_symlink_refused() {
     run_rc crt create -b "$T/$name" "$id" </dev/null
     assert_eq 1 "$rc" "create with /$name a symlink"
     [ $name = proc ] && fs=proc || fs=sysfs
-    assert_contains "$out" "destination \"/$name\": $fs must be mounted on a directory, not a symlink"
+    assert_contains "$out" "destination \"/$name\": filesystem \"$fs\" must be mounted on ordinary directory, not a symlink"
     [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
     host_untouched "$T/host-$name"
     grep -q "$T" /proc/self/mountinfo && fail "mount left behind"
