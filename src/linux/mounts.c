@@ -353,7 +353,7 @@ static int copy_entry(int src, int dst, const char *name, const struct stat *st,
     ssize_t r;
     while ((r = read(s, buf, sizeof buf)) > 0)
       if (crt_write_all(d, buf, (size_t)r) < 0) return -1;
-    if (r < 0 || fchmod(d, st->st_mode & 07777) < 0) return -1;
+    if (r < 0) return -1;
   } else if (S_ISLNK(st->st_mode)) {
     char target[4096];
     ssize_t n = readlinkat(src, name, target, sizeof target - 1);
@@ -363,7 +363,10 @@ static int copy_entry(int src, int dst, const char *name, const struct stat *st,
   } else if (mknodat(dst, name, st->st_mode, st->st_rdev) < 0) {
     return -1;
   }
-  return fchownat(dst, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
+  if (fchownat(dst, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0) return -1;
+  /* after the chown, which clears setuid/setgid bits, and over the umask
+   * and a setgid parent's bit that mkdir and open applied */
+  return S_ISLNK(st->st_mode) ? 0 : fchmodat(dst, name, st->st_mode & 07777, 0);
 }
 
 /* tmpcopyup: what was under the tmpfs is copied into it (owners, modes). */

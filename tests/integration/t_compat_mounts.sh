@@ -1,7 +1,8 @@
 # Differential tests of mounts (issue 20): runc 1.1.5's observable
 # behaviour.  Every test passes with crt and with
 # `CRT_BIN=/usr/sbin/runc ONLY=t_compat_mounts bash tests/integration/run.sh`;
-# checks of crt's own message text sit behind `is_crt`.
+# checks of crt's own message text sit behind `is_crt`, and where crt
+# follows runc >= 1.2 the test checks 1.1.5's answer under `runc_before_1_2`.
 
 
 # Guards crt_bind_sources_prepare (src/linux/mounts.c): bind-mount sources
@@ -259,4 +260,85 @@ test_masked_dirs_share_one_tmpfs() {
   assert_eq "/d1 ro
 /d2 ro
 /d3 ro" "$(echo "$out" | grep '^/d[0-9] ')" "one read-only mount per masked directory, duplicates once"
+}
+
+# Guards tmpcopyup (copy_tree, src/linux/mounts.c): what was under the
+# tmpfs is copied in with its owners and modes, the tmpfs root takes the
+# directory's mode, and a symlink stays a symlink.
+test_tmpcopyup_keeps_modes() {
+  make_bundle "$T/b" sh -c 'cd /data && stat -c "%n %u:%g %a %F" . f sub sub/g l su; cat sub/g; readlink l;
+    awk "\$2 == \"/data\" {print \$3}" /proc/self/mounts'
+  local d=$T/b/rootfs/data
+  mkdir -p "$d/sub"; echo inner >"$d/sub/g"; echo x >"$d/f"; ln -s sub/g "$d/l"; touch "$d/su"
+  chown 1000:1000 "$d/su"; chmod 6755 "$d/su"
+  chown 1000:1001 "$d/f"; chown -h 7:8 "$d/l"; chmod 0640 "$d/f"; chmod 0700 "$d/sub"; chmod 2751 "$d"; chown 5:6 "$d"
+  # the root keeps its mode, not its owner (runc: the tmpfs is root's); sub
+  # stays 0700 though made in a setgid directory
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/data','source':'tmpfs','type':'tmpfs','options':['tmpcopyup','nosuid']})"
+  run_rc crt run -b "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run: $out"
+  assert_eq ". 0:0 2751 directory
+f 1000:1001 640 regular file
+sub 0:0 700 directory
+sub/g 0:0 644 regular file
+l 7:8 777 symbolic link
+su 1000:1000 6755 regular empty file
+inner
+sub/g
+tmpfs" "$out" "the copied tree"
+}
+
+# Guards the recursive read-only attribute (mount_setattr AT_RECURSIVE,
+# src/linux/mounts.c): runc's mounts_recursive.bats: "rbind,ro" makes the
+# top mount read-only only, "rro" every mount below it too.
+test_rbind_ro_and_rro() {
+  local v=$T/vol
+  mkdir -p "$v" && mount -t tmpfs none "$v" && mkdir "$v/subvol" && mount -t tmpfs none "$v/subvol" || fail "volume"
+  make_bundle "$T/b" sh -c 'touch /mnt/foo 2>&1 && echo top-rw; touch /mnt/subvol/bar 2>&1 && echo sub-rw; true'
+  local opts want
+  for opts in "rbind,ro" "rbind,rro" "rbind,ro,rro"; do
+    bundle_edit "$T/b" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/mnt']+[{'source':'$v','destination':'/mnt','options':'$opts'.split(',')}]"
+    run_rc crt run -b "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run with $opts: $out"
+    assert_not_contains "$out" top-rw "$opts: the top mount"
+    [ "$opts" = rbind,ro ] && want=sub-rw || want="Read-only file system"
+    assert_contains "$out" "$want" "$opts: the submount"
+  done
+  umount -R "$v"
+}
+
+# root_propagation: the optional fields of the container's / in its mountinfo
+ROOT_PROP='awk "\$5 == \"/\" { s=\"\"; for (i = 7; \$i != \"-\"; i++) s = s \" \" \$i; print s == \"\" ? \"private\" : substr(s, 2) }" /proc/self/mountinfo'
+
+# Guards apply_root_propagation (src/linux/rootfs.c): runc's
+# mounts_propagation.bats and mounts_propagation_unsafe.bats:
+# rootfsPropagation "shared" makes the container's / shared, "slave" (in a
+# mount namespace whose / is shared) a slave of it.
+test_rootfs_propagation_shared_and_slave() {
+  make_bundle "$T/b" sh -c "$ROOT_PROP"
+  bundle_edit "$T/b" "c['linux']['rootfsPropagation']='shared'"
+  run_rc crt run -b "$T/b" "$(new_id)"; assert_eq 0 "$rc" "run shared: $out"
+  if runc_before_1_2; then assert_eq private "$out" "runc 1.1.5 leaves / private"; return 0; fi
+  [[ $out == shared:* ]] || fail "rootfsPropagation shared: / is '$out'"
+  bundle_edit "$T/b" "c['linux']['rootfsPropagation']='slave'"
+  run_rc unshare -m --propagation unchanged sh -c 'mount --make-rshared / && exec "$0" --root "$1" run -b "$2" "$3"' \
+    "$CRT_BIN" "$CRT_ROOT" "$T/b" "$(new_id)"
+  assert_eq 0 "$rc" "run slave: $out"
+  [[ $out == master:* ]] || fail "rootfsPropagation slave in a shared namespace: / is '$out'"
+}
+
+# Guards the hooks of a container without a mount namespace
+# (src/container/create.c): runc's host-mntns.bats: each createRuntime
+# hook runs once.
+test_host_mount_ns_with_hooks() {
+  make_bundle "$T/b" echo Hello World
+  bundle_edit "$T/b" "c['hooks']={'createRuntime':[{'path':'/bin/sh','args':['/bin/sh','-c','touch createRuntimeHook.\$\$']}]}
+c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='mount']
+c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]; c['root']['readonly']=False"
+  local id; id=$(new_id)
+  out=$(crt run -b "$T/b" "$id" 2>"$T/err"); rc=$?
+  assert_eq 0 "$rc" "run: $out $(cat "$T/err")"
+  assert_eq "Hello World" "$out"
+  crt delete -f "$id" >/dev/null 2>&1
+  umount -R --lazy "$T/b/rootfs" 2>/dev/null
+  local n=1; runc_before_1_2 && n=2 # runc 1.1.5 runs it twice
+  assert_eq $n "$(ls "$T/b" | grep -c '^createRuntimeHook\.')" "createRuntime hook runs"
 }
