@@ -16,6 +16,7 @@ typedef struct {
   const char *bundle;         /* NULL: cwd */
   const char *pid_file;
   const char *console_socket;
+  const char *pidfd_socket;   /* --pidfd-socket: gets the init's pidfd */
   bool no_pivot;
   bool no_new_keyring;
   int preserve_fds;

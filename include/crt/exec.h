@@ -14,6 +14,7 @@ typedef struct {
   crt_process *process;       /* fully built (from --process or config + flags) */
   const char *cwd_origin;     /* where process->cwd was set, for errors: "by --cwd" */
   const char *console_socket;
+  const char *pidfd_socket;   /* --pidfd-socket: gets the process's pidfd */
   const char *pid_file;
   const char *cgroup;         /* exec --cgroup sub-cgroup, NULL */
   bool detach;

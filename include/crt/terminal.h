@@ -18,8 +18,12 @@
  * (after the master was sent). */
 int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, bool controlling, crt_err **err);
 
-/* Connects to a --console-socket path (unix stream); returns the fd. */
+/* Connects to a unix stream socket at path (what names it in errors);
+ * returns the fd.  crt_console_socket_connect: a --console-socket. */
+int crt_unix_connect(const char *path, const char *what, crt_err **err);
 int crt_console_socket_connect(const char *path, crt_err **err);
+/* Sends pid's pidfd over sock (--pidfd-socket); pid: our unreaped child. */
+int crt_pidfd_send(int sock, pid_t pid, const char *kind, crt_err **err);
 
 /* Receives a pty master sent with SCM_RIGHTS. */
 int crt_terminal_recv_master(int sock, int *master, crt_err **err);

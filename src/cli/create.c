@@ -13,11 +13,12 @@
 #include "crt/terminal.h"
 #include "crt/rootless.h"
 
-enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
+enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_PIDFD, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
 
 static const struct option create_opts[] = {
     {"bundle", required_argument, NULL, O_BUNDLE},      {"pid-file", required_argument, NULL, O_PIDFILE},
     {"console-socket", required_argument, NULL, O_CONSOLE}, {"no-pivot", no_argument, NULL, O_NOPIVOT},
+    {"pidfd-socket", required_argument, NULL, O_PIDFD},
     {"no-new-keyring", no_argument, NULL, O_NOKEYRING}, {"preserve-fds", required_argument, NULL, O_PRESERVE},
     {"detach", no_argument, NULL, O_DETACH},            {"keep", no_argument, NULL, O_KEEP},
     {"no-subreaper", no_argument, NULL, O_NOSUBREAPER}, {"help", no_argument, NULL, 'h'},
@@ -32,6 +33,7 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
     case O_BUNDLE: o->bundle = optarg; break;
     case O_PIDFILE: o->pid_file = optarg; break;
     case O_CONSOLE: o->console_socket = optarg; break;
+    case O_PIDFD: o->pidfd_socket = optarg; break;
     case O_NOPIVOT: o->no_pivot = true; break;
     case O_NOKEYRING: o->no_new_keyring = true; break;
     case O_PRESERVE: {

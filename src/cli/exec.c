@@ -126,9 +126,10 @@ static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **arg
 
 /* argv into f and o: 0, 1 after --help, -1 on a usage error. */
 static int parse_flags(int argc, char **argv, exec_flags *f, crt_exec_opts *o) {
-  enum { O_CONSOLE = 256, O_CWD, O_PIDFILE, O_LABEL, O_APPARMOR, O_NNP, O_PRESERVE, O_CGROUP, O_IGNPAUSED };
+  enum { O_CONSOLE = 256, O_PIDFD, O_CWD, O_PIDFILE, O_LABEL, O_APPARMOR, O_NNP, O_PRESERVE, O_CGROUP, O_IGNPAUSED };
   static const struct option opts[] = {
       {"console-socket", required_argument, NULL, O_CONSOLE}, {"cwd", required_argument, NULL, O_CWD},
+      {"pidfd-socket", required_argument, NULL, O_PIDFD},
       {"env", required_argument, NULL, 'e'},                  {"tty", no_argument, NULL, 't'},
       {"user", required_argument, NULL, 'u'},                 {"additional-gids", required_argument, NULL, 'g'},
       {"process", required_argument, NULL, 'p'},              {"detach", no_argument, NULL, 'd'},
@@ -141,6 +142,7 @@ static int parse_flags(int argc, char **argv, exec_flags *f, crt_exec_opts *o) {
   while ((c = crt_getopt(argc, argv, "+e:tu:g:p:dc:h", opts, argv[0])) != -1) {
     switch (c) {
     case O_CONSOLE: o->console_socket = optarg; break;
+    case O_PIDFD: o->pidfd_socket = optarg; break;
     case O_CWD: f->cwd = optarg; break;
     case 'e': strv_push(&f->env, optarg); break;
     case 't': f->tty = true; break;

@@ -42,6 +42,7 @@ static const crt_help_opt checkpoint_opts[] = {
 static const crt_help_opt create_opts[] = {
     {"--bundle value, -b value", "path to the root of the bundle directory, defaults to the current directory"},
     {"--console-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"},
+    {"--pidfd-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the init process"},
     {"--pid-file value", "specify the file to write the process id to"},
     {"--no-pivot", "do not use pivot root to jail process inside rootfs.  This should be used whenever the rootfs is on top of a ramdisk"},
     {"--no-new-keyring", "do not create a new session keyring for the container.  This will cause the container to inherit the calling processes session key"},
@@ -62,6 +63,7 @@ static const crt_help_opt events_opts[] = {
 
 static const crt_help_opt exec_opts[] = {
     {"--console-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"},
+    {"--pidfd-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the exec process"},
     {"--cwd value", "current working directory in the container"},
     {"--env value, -e value", "set environment variables"},
     {"--tty, -t", "allocate a pseudo-TTY"},
@@ -129,6 +131,7 @@ static const crt_help_opt resume_opts[] = {
 static const crt_help_opt run_opts[] = {
     {"--bundle value, -b value", "path to the root of the bundle directory, defaults to the current directory"},
     {"--console-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the master end of the console's pseudoterminal"},
+    {"--pidfd-socket value", "path to an AF_UNIX socket which will receive a file descriptor referencing the init process"},
     {"--detach, -d", "detach from the container's process"},
     {"--keep", "do not delete the container after it exits"},
     {"--pid-file value", "specify the file to write the process id to"},

@@ -710,6 +710,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     return -1;
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
+  cleanup_close int pidfd_sock = -1;
   init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
                 .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
                 .listen_fds = listen_fds(), .stages = &st};
@@ -730,11 +731,14 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   c.v1_late = v1_late_wanted(&c); /* until prepare_cgroup: wanted; then also made */
   if (netns_ahead_wanted(&c) && !(c.netns_by_init = c.v1_late)) crt_netns_ahead_start(&c.netns_ahead);
   CRT_STAGE(&st, "config loaded");
+  /* connected before anything is made, as runc does */
+  if (o->pidfd_socket && (pidfd_sock = crt_unix_connect(o->pidfd_socket, "--pidfd-socket", err)) < 0) goto out;
   if (make_state_dir(o, dir, sizeof dir, &c.lock, err) < 0) goto out;
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
   CRT_STAGE(&st, "state dir ready");
   if (start_init(&c, s, &child_sync, err) < 0) goto out;
+  if (pidfd_sock >= 0 && crt_pidfd_send(pidfd_sock, s->pid, "standard", err) < 0) goto out;
   if (drive_init(&c, s, err) < 0) goto out;
   crt_test_point("create:ready");
   s->ready = true;

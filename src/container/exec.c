@@ -445,12 +445,15 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   CRT_STAGES_BEGIN(&x.st, "exec");
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
+  cleanup_close int pidfd_sock = -1;
+  if (o->pidfd_socket && (pidfd_sock = crt_unix_connect(o->pidfd_socket, "--pidfd-socket", err)) < 0) goto out;
   if (spawn_process(&x, &serr, err) < 0) {
     /* The joiner failed: its message is on the error pipe. */
     if (serr && read_errpipe(x.ep[0], err) == 0) crt_error(err, 0, "%s", serr->msg);
     goto out;
   }
   CRT_STAGE(&x.st, "clone (namespaces joined, pid %d)", (int)x.pid);
+  if (pidfd_sock >= 0 && crt_pidfd_send(pidfd_sock, x.pid, "setns", err) < 0) goto out;
   if (drive_process(&x, err) < 0) goto out;
   if (o->pid_file && write_pid_file(&x, err) < 0) goto out;
   CRT_STAGES_TOTAL(&x.st);

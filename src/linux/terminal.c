@@ -218,7 +218,7 @@ int crt_terminal_setup(const crt_process *p, int sock, bool bind_console, bool c
 
 /* ---------------------------------------------------------- the socket */
 
-int crt_console_socket_connect(const char *path, crt_err **err) {
+int crt_unix_connect(const char *path, const char *what, crt_err **err) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   cleanup_close int pathfd = -1;
   const char *target = path;
@@ -226,18 +226,34 @@ int crt_console_socket_connect(const char *path, crt_err **err) {
   if (strlen(path) >= sizeof addr.sun_path) {
     /* sun_path holds 107 bytes; reach longer paths through /proc. */
     pathfd = open(path, O_PATH | O_CLOEXEC);
-    if (pathfd < 0) return crt_error(err, errno, "connect console socket %s", path);
+    if (pathfd < 0) return crt_error(err, errno, "connect %s %s", what, path);
     snprintf(procpath, sizeof procpath, "/proc/self/fd/%d", pathfd);
     target = procpath;
   }
   strcpy(addr.sun_path, target);
   cleanup_close int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return crt_error(err, errno, "connect console socket %s: socket", path);
+  if (fd < 0) return crt_error(err, errno, "connect %s %s: socket", what, path);
   int r;
   do r = connect(fd, (struct sockaddr *)&addr, sizeof addr);
   while (r < 0 && errno == EINTR);
-  if (r < 0) return crt_error(err, errno, "connect console socket %s", path);
+  if (r < 0) return crt_error(err, errno, "connect %s %s", what, path);
   return crt_steal_fd(fd);
+}
+
+int crt_console_socket_connect(const char *path, crt_err **err) { return crt_unix_connect(path, "console socket", err); }
+
+/* runc's --pidfd-socket: the process's pidfd in one message named after
+ * the kind of process ("standard" for an init, "setns" for exec), as
+ * runc's init sends it; receivers (containerd) read only the fd.  pid must
+ * be our unreaped child, so that it names that very process. */
+int crt_pidfd_send(int sock, pid_t pid, const char *kind, crt_err **err) {
+  cleanup_close int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) return crt_error(err, errno, "--pidfd-socket: pidfd_open of pid %d", (int)pid);
+  struct iovec iov = {.iov_base = (void *)kind, .iov_len = strlen(kind)};
+  ssize_t n = crt_send_with_fd(sock, &iov, 1, pidfd);
+  if (n < 0) return crt_error(err, errno, "failed to send pidfd on socket");
+  if ((size_t)n != iov.iov_len) return crt_error(err, EIO, "failed to send pidfd on socket: short write");
+  return 0;
 }
 
 static void close_received(struct msghdr *msg) {

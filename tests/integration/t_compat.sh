@@ -592,3 +592,65 @@ test_kill_host_pidns_kills_the_cgroup() {
   wait_eval "! kill -0 $child 2>/dev/null || grep -q '^State:.*Z' /proc/$child/status" || fail "the child survived (init gone)"
   crt delete "$id" || fail "delete (2)"
 }
+
+# pidfd_server NAME SIGNAL: tests/lib/pidfd_recv.py listening on
+# $T/NAME.sock (its output in $T/NAME.out), ready on return; pidfd_go
+# NAME lets it send SIGNAL once the pidfd came
+pidfd_server() {
+  rm -f "$T/$1.sock.ready"
+  /usr/bin/python3 "$REPO/tests/lib/pidfd_recv.py" "$T/$1.sock" "$2" >"$T/$1.out" 2>&1 &
+  echo $! >"$T/$1.srv"
+  wait_eval "[ -e '$T/$1.sock.ready' ]" || fail "pidfd server $1 did not start"
+}
+pidfd_go() {
+  wait_eval "[ -s '$T/$1.out' ]" || fail "no pidfd received ($1)"
+  kill -USR1 "$(cat "$T/$1.srv")"
+  wait_eval "grep -q signalled '$T/$1.out'" || fail "pidfd server $1: $(cat "$T/$1.out")"
+}
+
+# Guards crt_pidfd_send (src/linux/terminal.c) in create and exec: runc
+# >= 1.2's --pidfd-socket (its pidfd-socket.bats; containerd 2.x): the
+# socket gets a pidfd of the init (create, run) or of the exec'd process,
+# which the receiver can signal; an unreachable socket fails before
+# anything is made.
+test_pidfd_socket() {
+  make_bundle "$T/b" sleep 1000
+  local id pid; id=$(new_id)
+  if runc_before_1_2; then
+    run_rc crt create --pidfd-socket "$T/x.sock" -b "$T/b" "$id"; assert_ne 0 "$rc" "runc 1.1.5 has no --pidfd-socket"
+    return 0
+  fi
+  pidfd_server c 9
+  crt create --pidfd-socket "$T/c.sock" --pid-file "$T/pid" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" ||
+    fail "create: $(cat "$T/err")"
+  pidfd_go c
+  assert_eq "standard $(cat "$T/pid")" "$(head -n1 "$T/c.out")" "the message and the pidfd's process"
+  wait_eval "stopped $id" || fail "created container not stopped by the pidfd's SIGKILL"
+  crt delete "$id" || fail "delete"
+  # run -d, then exec -d: the exec'd process is the pidfd's, the init lives on
+  id=$(new_id)
+  pidfd_server r 9
+  crt run -d --pidfd-socket "$T/r.sock" --pid-file "$T/pid" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" ||
+    fail "run -d: $(cat "$T/err")"
+  pidfd_go r
+  assert_eq "standard $(cat "$T/pid")" "$(head -n1 "$T/r.out")" "run: the init's pidfd"
+  wait_eval "stopped $id" || fail "running container not stopped by the pidfd's SIGKILL"
+  crt delete "$id" || fail "delete (run)"
+  id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d (exec)"
+  pidfd_server e 9
+  crt exec -d --pidfd-socket "$T/e.sock" --pid-file "$T/epid" "$id" sleep 500 || fail "exec -d"
+  pidfd_go e
+  pid=$(cat "$T/epid")
+  assert_eq "setns $pid" "$(head -n1 "$T/e.out")" "exec: the process's pidfd"
+  wait_eval "! kill -0 $pid 2>/dev/null || grep -q '^State:.*Z' /proc/$pid/status" || fail "exec'd process not killed"
+  assert_eq running "$(state_field "$id" status)" "the init lives on"
+  crt delete -f "$id"
+  # nobody listening: create fails, nothing is left
+  id=$(new_id)
+  run_rc crt create --pidfd-socket "$T/none.sock" -b "$T/b" "$id"; assert_eq 1 "$rc" "create with no listener"
+  is_crt && assert_contains "$out" "connect --pidfd-socket $T/none.sock: "
+  assert_contains "${out,,}" "no such file or directory"
+  [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"
+  run_rc crt exec --pidfd-socket "$T/none.sock" nosuch-$$ true; assert_ne 0 "$rc" "exec with no listener"
+}
