@@ -441,11 +441,11 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
                 .master = -1};
   int rc = -1;
   cleanup_err crt_err *serr = NULL;
+  cleanup_close int pidfd_sock = -1;
   *exit_status = 255;
   CRT_STAGES_BEGIN(&x.st, "exec");
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
-  cleanup_close int pidfd_sock = -1;
   if (o->pidfd_socket && (pidfd_sock = crt_unix_connect(o->pidfd_socket, "--pidfd-socket", err)) < 0) goto out;
   if (spawn_process(&x, &serr, err) < 0) {
     /* The joiner failed: its message is on the error pipe. */
