@@ -97,6 +97,12 @@ int crt_cgroup_prepare_v1(const crt_cgroup_config *cfg, const char *path, crt_cg
  * unconfined. */
 int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err);
 
+/* exec --cgroup (sub): runc's "path" or lines of "ctrl[,ctrl]:path".
+ * _sub_check: its refusals; _sub_for: the sub path for the v1 hierarchy
+ * of the controllers hier ("" for cgroup2), a new string or NULL. */
+int crt_cgroup_sub_check(const char *spec, crt_err **err);
+char *crt_cgroup_sub_for(const char *spec, const char *hier);
+
 /* The cgroup2 directory of a container cgroup (and sub-cgroup; on hybrid
  * the unified hierarchy's) opened for clone3's CLONE_INTO_CGROUP; -1 on
  * v1 or on any error. */

@@ -44,9 +44,22 @@ static bool rereadable(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* --cgroup may be given once per controller (runc's StringSlice). */
+static char *join_lines(const crt_strv *v) {
+  size_t n = 1;
+  for (size_t i = 0; i < v->len; i++) n += strlen(v->v[i]) + 1;
+  char *s = calloc(1, n);
+  for (size_t i = 0; s && i < v->len; i++) {
+    if (i) strcat(s, "\n");
+    strcat(s, v->v[i]);
+  }
+  return s;
+}
+
 typedef struct {
   const char *process_file, *cwd, *user, *apparmor, *label;
-  crt_strv env, caps, gids;
+  crt_strv env, caps, gids, cgroups;
+  char *cgroup; /* the --cgroup values, one per line */
   bool tty, no_new_privs;
 } exec_flags;
 
@@ -165,7 +178,7 @@ static int parse_flags(int argc, char **argv, exec_flags *f, crt_exec_opts *o) {
       o->preserve_fds = (int)n;
       break;
     }
-    case O_CGROUP: o->cgroup = optarg; break;
+    case O_CGROUP: strv_push(&f->cgroups, optarg); break;
     case O_IGNPAUSED: o->ignore_paused = true; break;
     case 'h': crt_help_command(stdout, "exec"); return 1;
     default: return -1;
@@ -215,6 +228,7 @@ int crt_cmd_exec(int argc, char **argv) {
   int nargs = argc - optind;
   if (crt_require_args(argv[0], nargs, 1, -1, "at least 1 argument") < 0) goto out;
   o.id = argv[optind];
+  if (f.cgroups.len && !(o.cgroup = f.cgroup = join_lines(&f.cgroups))) goto out;
   if (!f.process_file && nargs < 2) {
     crt_usage_error(argv[0], "exec needs a command or --process");
     goto out;
@@ -248,6 +262,8 @@ out:
   strv_clear(&f.env);
   strv_clear(&f.caps);
   strv_clear(&f.gids);
+  strv_clear(&f.cgroups);
+  free(f.cgroup);
   crt_process_free(src.fileproc);
   crt_spec_free(src.spec);
   crt_state_free(src.s);

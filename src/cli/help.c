@@ -77,7 +77,7 @@ static const crt_help_opt exec_opts[] = {
     {"--no-new-privs", "set the no new privileges value for the process"},
     {"--cap value, -c value", "add a capability to the bounding set for the process"},
     {"--preserve-fds value", "Pass N additional file descriptors to the container (stdio + $LISTEN_FDS + N in total) (default: 0)"},
-    {"--cgroup value", "run the process in an (existing) sub-cgroup of the container's cgroup (runc's [<controller>:] form is not supported)"},
+    {"--cgroup value", "run the process in an (existing) sub-cgroup(s). Format is [<controller>:]<cgroup>."},
     {"--ignore-paused", "allow exec in a paused container"},
     {"--help, -h", "show help"},
     {NULL, NULL}};

@@ -444,6 +444,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   cleanup_close int pidfd_sock = -1;
   *exit_status = 255;
   CRT_STAGES_BEGIN(&x.st, "exec");
+  if (o->cgroup && crt_cgroup_sub_check(o->cgroup, err) < 0) goto out;
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
   if (o->pidfd_socket && (pidfd_sock = crt_unix_connect(o->pidfd_socket, "--pidfd-socket", err)) < 0) goto out;

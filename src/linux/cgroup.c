@@ -135,13 +135,74 @@ int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err
   return d->configure(d, cfg, path, err);
 }
 
+/* Whether the comma-separated lists a and b (a of n bytes) share a name. */
+static bool names_meet(const char *a, size_t n, const char *b) {
+  for (const char *x = a, *xe; x < a + n; x = xe + 1) {
+    xe = memchr(x, ',', (size_t)(a + n - x));
+    if (!xe) xe = a + n;
+    for (const char *y = b, *ye; *y; y = *ye ? ye + 1 : ye) {
+      ye = strchrnul(y, ',');
+      if (ye - y == xe - x && !strncmp(x, y, (size_t)(xe - x))) return true;
+    }
+  }
+  return false;
+}
+
+/* exec --cgroup, runc's form: one path (every hierarchy), or lines of
+ * "ctrl[,ctrl]:path" (cgroup v1; each named hierarchy its own path; the
+ * others the container's cgroup).  hier: a v1 hierarchy's controllers
+ * ("cpu,cpuacct"), "" for cgroup2.  A new string, NULL for no sub. */
+char *crt_cgroup_sub_for(const char *spec, const char *hier) {
+  if (!spec) return NULL;
+  for (const char *l = spec, *le; *l; l = *le ? le + 1 : le) {
+    le = strchrnul(l, '\n');
+    const char *colon = memchr(l, ':', (size_t)(le - l));
+    if (!colon) return strndup(l, (size_t)(le - l));
+    if (*hier && names_meet(l, (size_t)(colon - l), hier)) return strndup(colon + 1, (size_t)(le - colon - 1));
+  }
+  return NULL;
+}
+
+/* runc's getSubCgroupPaths refusals, a controller form on a pure cgroup2
+ * host (runc's newSetnsProcess), and a path that climbs out. */
+int crt_cgroup_sub_check(const char *spec, crt_err **err) {
+  size_t lines = 1;
+  for (const char *l = spec; (l = strchr(l, '\n')); l++) lines++;
+  const char *names[64];
+  size_t lens[64], nn = 0;
+  for (const char *l = spec, *le; *l; l = *le ? le + 1 : le) {
+    le = strchrnul(l, '\n');
+    int n = (int)(le - l);
+    const char *colon = memchr(l, ':', (size_t)n), *path = colon ? colon + 1 : l;
+    if (!colon && lines > 1)
+      return crt_error(err, 0, "invalid --cgroup argument: %.*s (missing <controller>: prefix)", n, l);
+    for (const char *c = l, *ce; colon && c <= colon; c = ce + 1) {
+      ce = memchr(c, ',', (size_t)(colon - c));
+      if (!ce) ce = colon;
+      if (ce == c) return crt_error(err, 0, "invalid --cgroup argument: %.*s (empty <controller> prefix)", n, l);
+      for (size_t j = 0; j < nn; j++)
+        if (lens[j] == (size_t)(ce - c) && !strncmp(names[j], c, lens[j]))
+          return crt_error(err, 0, "invalid --cgroup argument(s): controller %.*s specified multiple times", (int)lens[j], c);
+      if (nn == 64) return crt_error(err, 0, "invalid --cgroup argument(s): too many controllers");
+      /* runc: a pure cgroup2 host has one path, under no controller name */
+      if (cg_drv() == &cg_driver_v2)
+        return crt_error(err, 0, "unknown controller %.*s in SubCgroupPaths", (int)(ce - c), c);
+      names[nn] = c;
+      lens[nn++] = (size_t)(ce - c);
+    }
+    size_t pn = (size_t)(le - path);
+    if (!pn || memmem(path, pn, "..", 2))
+      return crt_error(err, EINVAL, "cgroup: %.*s is not a sub cgroup path of the container's", (int)pn, path);
+  }
+  return 0;
+}
+
 int crt_cgroup_open(const char *path, const char *sub) {
   const cg_driver *d = cg_drv();
   if (!path || !*path || !d->open) return -1;
-  return d->open(d, path, sub);
+  cleanup_free char *s = crt_cgroup_sub_for(sub, "");
+  return d->open(d, path, s);
 }
-
-static bool bad_sub(const char *sub) { return sub && (strstr(sub, "..") || *sub == 0); }
 
 /* The directory of hierarchy dir for the container (sub: exec --cgroup). */
 static char *join_dir(const char *dir, const char *sub) {
@@ -157,6 +218,14 @@ static bool dir_is_v2(const cg_driver *drv, const char *dir) {
   size_t n = strlen(cg_root()), u = strlen(drv->unified);
   return strncmp(dir, cg_root(), n) == 0 && dir[n] == '/' && strncmp(dir + n + 1, drv->unified, u) == 0 &&
          (dir[n + 1 + u] == '/' || dir[n + 1 + u] == 0);
+}
+
+/* The controllers of the v1 hierarchy dir lies in ("" for cgroup2). */
+static const char *hier_of(const cg_driver *drv, const char *dir, char *buf, size_t n) {
+  size_t r = strlen(cg_root());
+  if (dir_is_v2(drv, dir) || strncmp(dir, cg_root(), r) || dir[r] != '/') return "";
+  snprintf(buf, n, "%.*s", (int)strcspn(dir + r + 1, "/"), dir + r + 1);
+  return buf;
 }
 
 /* Whether pid already sits in the cgroup2 cgroup rel (cloned into it). */
@@ -237,15 +306,17 @@ static int join_one(const char *d, pid_t pid, bool v2, crt_err **err) {
  * cloned into and the v1 ones when v1_joined. */
 static int join_each(const char *path, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, crt_err **err) {
   if (!path || !*path) return 0;
-  if (bad_sub(sub)) return crt_error(err, EINVAL, "cgroup: %s is not a sub cgroup path of the container's", sub);
+  if (sub && crt_cgroup_sub_check(sub, err) < 0) return -1;
   const cg_driver *drv = cg_drv();
   char **dirs = drv->dirs(drv, path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
   int rc = 0;
   for (size_t i = 0; dirs[i] && rc == 0; i++) {
     bool v2 = dir_is_v2(drv, dirs[i]);
-    if (pid ? (v2 ? v2_member(pid, path, sub) : v1_joined) : (v2 && !cgroup2)) continue;
-    cleanup_free char *d = join_dir(dirs[i], sub);
+    char hb[256];
+    cleanup_free char *s = crt_cgroup_sub_for(sub, hier_of(drv, dirs[i], hb, sizeof hb));
+    if (pid ? (v2 ? v2_member(pid, path, s) : v1_joined) : (v2 && !cgroup2)) continue;
+    cleanup_free char *d = join_dir(dirs[i], s);
     if (!d) {
       rc = crt_error(err, ENOMEM, "cgroup: join");
       break;
@@ -253,7 +324,7 @@ static int join_each(const char *path, const char *sub, pid_t pid, bool v1_joine
     if (access(d, F_OK) != 0) {
       /* v1 hierarchies we could not create in (rootless) are skipped; a
        * missing sub-cgroup on the main hierarchy is an error. */
-      if (sub && i == 0) rc = crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
+      if (s && (i == 0 || strchr(sub, ':'))) rc = crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
       continue;
     }
     crt_err *e = NULL;

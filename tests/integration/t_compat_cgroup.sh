@@ -168,3 +168,49 @@ test_kill_paused_container() {
     crt delete "$id" || fail "delete after kill $a"
   done
 }
+
+# cg_line PID CONTROLLER: the pid's cgroup path on the v1 hierarchy that
+# holds the controller.
+cg_line() {
+  awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup"
+}
+
+# Guards crt_cgroup_sub_for and crt_cgroup_sub_check (src/linux/cgroup.c):
+# exec --cgroup in runc's per-controller form, given once per hierarchy;
+# the hierarchies not named keep the container's cgroup.
+test_exec_cgroup_controller_form() {
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  run_detached "$id" "$T/b"; assert_eq 0 "$rc" "run -d: $out"
+  local pid pcg mcg
+  pid=$(state_field "$id" pid)
+  pcg=$(cg_line "$pid" pids); mcg=$(cg_line "$pid" memory)
+  [ -n "$pcg" ] && [ -n "$mcg" ] || fail "no pids or memory cgroup for $pid"
+  mkdir "/sys/fs/cgroup/pids$pcg/sub" "/sys/fs/cgroup/memory$mcg/msub" || fail "mkdir sub-cgroups"
+  crt exec -d --pid-file "$T/e.pid" --cgroup pids:sub --cgroup memory:msub "$id" sleep 50 \
+    </dev/null >/dev/null 2>"$T/e.err"
+  assert_eq 0 "$?" "exec --cgroup pids:sub --cgroup memory:msub: $(cat "$T/e.err")"
+  local e; e=$(cat "$T/e.pid")
+  assert_eq "$pcg/sub" "$(cg_line "$e" pids)" "pids cgroup of the exec'd process"
+  assert_eq "$mcg/msub" "$(cg_line "$e" memory)" "memory cgroup of the exec'd process"
+  assert_eq "$(cg_line "$pid" cpu)" "$(cg_line "$e" cpu)" "a hierarchy not named: the container's"
+  run_rc crt exec --cgroup pids:sub --cgroup pids:sub "$id" true
+  if runc_before_1_2; then
+    assert_eq 0 "$rc" "runc 1.1.5: a controller named twice, the last wins"
+  else
+    assert_eq 255 "$rc" "a controller named twice"
+    is_crt && assert_contains "$out" "controller pids specified multiple times"
+  fi
+  run_rc crt exec --cgroup sub --cgroup memory:msub "$id" true
+  assert_eq 255 "$rc" "a bare path beside a prefixed one"
+  is_crt && assert_contains "$out" "(missing <controller>: prefix)"
+  run_rc crt exec --cgroup ,pids:sub "$id" true
+  assert_eq 255 "$rc" "an empty controller name"
+  is_crt && assert_contains "$out" "(empty <controller> prefix)"
+  run_rc crt exec --cgroup pids:nosuch "$id" true
+  assert_eq 255 "$rc" "a sub-cgroup that does not exist"
+  crt delete -f "$id" || fail "delete -f"
+  rmdir "/sys/fs/cgroup/pids$pcg/sub" "/sys/fs/cgroup/memory$mcg/msub" "/sys/fs/cgroup/pids$pcg" \
+    "/sys/fs/cgroup/memory$mcg" 2>/dev/null
+  return 0
+}

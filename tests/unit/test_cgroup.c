@@ -623,6 +623,41 @@ static void test_driver_table(void **state) {
   assert_null(cg_drv()->kill_all);
 }
 
+/* exec --cgroup: runc's getSubCgroupPaths refusals; a controller form
+ * only where there are v1 hierarchies for it to name. */
+static void test_exec_sub_cgroup(void **state) {
+  (void)state;
+  crt_err *e = NULL;
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_HYBRID);
+  assert_int_equal(crt_cgroup_sub_check("foo", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check("cpu,memory:a\npids:b", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check("foo\npids:b", &e), -1);
+  assert_non_null(strstr(e->msg, "missing <controller>: prefix"));
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_sub_check("cpu,:a", &e), -1);
+  assert_non_null(strstr(e->msg, "empty <controller> prefix"));
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_sub_check("cpu:a\ncpu:b", &e), -1);
+  assert_non_null(strstr(e->msg, "controller cpu specified multiple times"));
+  crt_err_free(&e);
+  assert_int_equal(crt_cgroup_sub_check("pids:../x", &e), -1);
+  assert_non_null(strstr(e->msg, "not a sub cgroup path"));
+  crt_err_free(&e);
+  char *s = crt_cgroup_sub_for("cpu,memory:a\npids:b", "cpu,cpuacct");
+  assert_string_equal(s, "a");
+  free(s);
+  assert_null(crt_cgroup_sub_for("cpu,memory:a\npids:b", "blkio"));
+  assert_null(crt_cgroup_sub_for("pids:b", ""));
+  s = crt_cgroup_sub_for("foo", "");
+  assert_string_equal(s, "foo");
+  free(s);
+  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  assert_int_equal(crt_cgroup_sub_check("foo", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check("memory:foo", &e), -1);
+  assert_string_equal(e->msg, "unknown controller memory in SubCgroupPaths");
+  crt_err_free(&e);
+}
+
 static void test_device_rules(void **state) {
   crt_device_rule user[] = {{.allow = false, .access = "rwm"}, {.allow = true, .type = "b", .major = {true, 8},
                                                                 .minor = {false, 0}, .access = "r"}};
@@ -965,6 +1000,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v1_prepare_and_self_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v1_prepare_late, setup, teardown),
       cmocka_unit_test_setup_teardown(test_driver_table, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exec_sub_cgroup, setup, teardown),
       cmocka_unit_test(test_device_rules),
       cmocka_unit_test_setup_teardown(test_v1_zero_means_unset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_zero_means_unset, setup, teardown),
