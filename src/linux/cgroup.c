@@ -62,7 +62,9 @@ char *crt_cgroup_dir(const char *path, const char *controller) {
 /* ---- enter / join ---- */
 
 /* As runc's create: a frozen pre-existing cgroup is refused (the init
- * would stop in it and create hang), a non-empty one is warned about. */
+ * would stop in it and create hang), and so is a non-empty one (runc >=
+ * 1.2; 1.1 warned): delete, kill --all and the limits would reach
+ * processes that are not the container's. */
 int crt_cgroup_check_existing(const char *path, crt_err **err) {
   if (crt_cgroup_is_frozen(path) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
   if (!crt_cgroup_exists(path)) return 0;
@@ -71,7 +73,7 @@ int crt_cgroup_check_existing(const char *path, crt_err **err) {
   crt_err *e = NULL;
   if (crt_cgroup_pids(path, &pids, &n, &e) < 0) crt_err_free(&e); /* raced with its removal */
   free(pids);
-  if (n) crt_warn("container's cgroup is not empty: %zu process(es) found", n);
+  if (n) return crt_error(err, EBUSY, "container's cgroup is not empty: %zu process(es) found", n);
   return 0;
 }
 

@@ -84,14 +84,14 @@ _frozen_cgroup_is_refused() {
   [ ! -d "/sys/fs/cgroup/pids/$cg" ] || fail "the refused create made /sys/fs/cgroup/pids/$cg"
 }
 
-# Guards crt_cgroup_check_existing (src/linux/cgroup.c): joining a cgroup
-# that already has processes works, with runc's warning (hybrid and pure
-# v1, as above).
-test_nonempty_cgroup_warns() {
-  _nonempty_cgroup_warns
-  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || in_v1 _nonempty_cgroup_warns
+# Guards crt_cgroup_check_existing (src/linux/cgroup.c): a cgroup that
+# already has processes is refused, as runc >= 1.2 (1.1 warned), and left
+# as it was (hybrid and pure v1, as above).
+test_nonempty_cgroup_refused() {
+  _nonempty_cgroup_refused
+  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || in_v1 _nonempty_cgroup_refused
 }
-_nonempty_cgroup_warns() {
+_nonempty_cgroup_refused() {
   local b; b=$(mktemp -d "$T/b.XXXXXX")
   local cg h; cg=$(new_id)
   sleep 100 &
@@ -107,11 +107,21 @@ _nonempty_cgroup_warns() {
   bundle_edit "$b" "c['linux']['cgroupsPath']='/$cg'"
   local id; id=$(new_id)
   run_detached "$id" "$b"
-  assert_eq 0 "$rc" "run in a non-empty cgroup: $out"
+  if runc_before_1_2; then
+    assert_eq 0 "$rc" "runc 1.1: run in a non-empty cgroup: $out"
+    assert_contains "$out" "container's cgroup is not empty: 1 process(es) found"
+    kill -9 "$spid"; wait "$spid" 2>/dev/null
+    crt delete -f "$id" || fail "delete -f"
+    return 0
+  fi
+  assert_eq 1 "$rc" "run in a non-empty cgroup: $out"
   assert_contains "$out" "container's cgroup is not empty: 1 process(es) found"
-  assert_eq running "$(state_field "$id" status)"
+  [ -z "$(crt list -q)" ] || fail "the refused create left a container"
+  for h in $(mounted_hierarchies); do
+    assert_eq "$spid" "$(cat "$h/$cg/cgroup.procs")" "$h/$cg is left as it was"
+  done
   kill -9 "$spid"; wait "$spid" 2>/dev/null
-  crt delete -f "$id" || fail "delete -f"
+  return 0
 }
 
 # Guards mkdir_cg's cpuset_inherit (src/linux/cgroup_v1.c): an empty
