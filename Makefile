@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 UNIT_ASAN := $(UNIT_SRCS:tests/unit/%.c=build-asan/tests/%)
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all clean install check unit unit-asan integration deps demo conformance bench fuzz clang-syntax
+.PHONY: all clean install check check-v2 unit unit-asan integration deps demo conformance bench fuzz clang-syntax
 all: crt
 
 crt: $(OBJS) $(STUB)
@@ -99,7 +99,13 @@ unit-asan: $(UNIT_ASAN)
 integration: crt build/crt-testpoints build-asan/crt
 	@bash tests/integration/run.sh
 
-# The whole suite: unit tests (plain and ASan/UBSan) and real containers.
+# The cgroup v2 guest (tests/guest/v2): Debian's kernel under qemu with
+# every controller on cgroup2, the same checks for crt, runc and crun.
+check-v2: crt
+	@bash tests/guest/v2/run.sh
+
+# The whole suite: unit tests (plain and ASan/UBSan), real containers, and
+# the cgroup v2 guest.
 check: crt build/crt-testpoints build-asan/crt $(UNIT_BINS) $(UNIT_ASAN) clang-syntax
 	@bash tests/check.sh
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make check: unit tests (plain + ASan/UBSan) and the integration suite.
+# make check: unit tests (plain + ASan/UBSan), the integration suite and
+# the cgroup v2 guest (tests/guest/v2).
 # The closing line sums every part: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ part() { # name, command...
 part unit make --no-print-directory unit
 part unit-asan make --no-print-directory unit-asan
 part integration bash tests/integration/run.sh
+part guest-v2 bash tests/guest/v2/run.sh
 rm -rf "$log"
 echo "$total_p passed, $total_f failed"
 exit $rc

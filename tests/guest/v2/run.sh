@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make check-v2: boots Debian's kernel under qemu (TCG) on a busybox
+# initramfs with every controller on a pure cgroup2 hierarchy, and runs
+# tests/guest/v2/checks.sh there for crt, runc and crun alike.
+# GUEST_RUNTIMES="crt runc" picks runtimes.
+set -eu
+cd "$(dirname "$0")/../../.."
+. tests/guest/lib.sh
+here=$PWD
+t0=$(date +%s)
+mkdir -p "$G"
+guest_kernel
+root=$G/v2/root
+rm -rf "$G/v2"; mkdir -p "$root"/{bin,etc,guest/rootfs/bin,usr/local/bin}
+cp /bin/busybox "$root/bin/busybox"
+guest_add_bin "$root" ./crt /usr/local/bin/crt
+for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq; do guest_add_bin "$root" "$p"; done
+guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk
+install -m 755 tests/guest/v2/init "$root/init"
+cp tests/guest/v2/checks.sh "$root/guest/"
+echo "${GUEST_RUNTIMES:-crt runc crun}" >"$root/guest/runtimes"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\n' >"$root/etc/group"
+# The containers' rootfs: busybox and its applets.
+cp /bin/busybox "$root/guest/rootfs/bin/"
+for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -s busybox "$root/guest/rootfs/bin/$a"; done
+mkdir -p "$root"/guest/rootfs/{proc,sys,dev,tmp,etc}
+cp "$root/etc/passwd" "$root/etc/group" "$root/guest/rootfs/etc/"
+(cd "$G/v2" && "$here/crt" spec)
+jq '.ociVersion = "1.0.2" | .process.terminal = false | .root = {"path": "/guest/rootfs", "readonly": true}
+    | .process.env += ["PATH=/bin"]' "$G/v2/config.json" >"$root/guest/base.json"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$G/v2/initrd"
+truncate -s 64M "$G/v2/disk"
+log=$G/v2/console.log
+guest_boot "$G/v2/initrd" "$log" "${GUEST_TIMEOUT:-600}" \
+  -drive "file=$G/v2/disk,if=virtio,format=raw,cache=none" || echo "guest: qemu stopped with $?"
+grep -aE '^(ok   |FAIL |guest)' "$log" | tr -d '\r' || true
+line=$(grep -aE '^guest-v2: [0-9]+ passed, [0-9]+ failed' "$log" | tr -d '\r' | tail -1)
+echo "guest-v2: stage took $(($(date +%s) - t0)) s ($(cat "$G/kernel/package"))"
+if [ -z "$line" ]; then
+  echo "guest-v2: no result from the guest; its console:"; tail -30 "$log"
+  echo "guest-v2: 0 passed, 1 failed"; exit 1
+fi
+case $line in *" 0 failed") exit 0 ;; *) exit 1 ;; esac
