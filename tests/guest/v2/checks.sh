@@ -308,6 +308,45 @@ c_delete_removes() {
   gone || why "$C left after delete"
 }
 
+# Rootless on a delegated subtree (what systemd's Delegate=yes gives a
+# user: the directory and its cgroup.procs, cgroup.subtree_control and
+# cgroup.threads owned by the user, memory and pids delegated): the
+# runtime, run by uid 1000 from inside the subtree, applies the delegated
+# limits, and a limit on a controller not delegated (not in the subtree's
+# cgroup.controllers) fails the create.
+c_rootless() {
+  U=$CG/deleg/user1000
+  mkdir -p $U && echo "+memory +pids" >$CG/deleg/cgroup.subtree_control && echo "+memory +pids" >$U/cgroup.subtree_control &&
+    mkdir -p $U/shell || why "delegating $U" || return 1
+  chown 1000:1000 $U $U/cgroup.procs $U/cgroup.subtree_control $U/cgroup.threads $U/shell $U/shell/cgroup.procs
+  mkdir -p $T/rl && chown 1000:1000 $T/rl
+  rl_bundle '.linux.resources = {"memory": {"limit": 67108864}, "pids": {"limit": 30}}' || return 1
+  as_user run -d -b "$B" "$ID" >"$T/out" 2>&1 || why "rootless run -d: $(cat "$T/out")" || return 1
+  expect "the init's cgroup" "0::$C" "$(cat /proc/$(as_user state "$ID" | jq -r .pid)/cgroup)" || return 1
+  expect "memory.max (delegated)" 67108864 "$(cat $CG$C/memory.max)" || return 1
+  expect "pids.max (delegated)" 30 "$(cat $CG$C/pids.max)" || return 1
+  as_user delete -f "$ID" || why "rootless delete -f" || return 1
+  gone || why "$C left after the rootless delete" || return 1
+  rl_bundle '.linux.resources = {"cpu": {"quota": 10000, "period": 100000}}' || return 1
+  as_user run -d -b "$B" "$ID" >"$T/out" 2>&1 && { why "a cpu limit without cpu delegated was accepted: $(cat "$T/out")"; return 1; }
+  [ "$RT_NAME" = crt ] && { expect_in "the refusal" "cpu" "$(cat "$T/out")" || return 1; }
+  expect "containers left by the refused create" "" "$(as_user list -q)" || return 1
+  gone || why "$C left after the refused create"
+}
+rl_bundle() {
+  n=$((n + 1))
+  ID=$RT_NAME-$n B=$T/b$n C=/deleg/user1000/rl-$RT_NAME-$n
+  mkdir -p "$B"
+  jq --arg cg "$C" ".process.args = [\"sleep\", \"100\"] | .linux.cgroupsPath = \$cg | $1" /guest/rootless.json >"$B/config.json" ||
+    why "jq filter: $1"
+  chown -R 1000:1000 "$B"
+}
+# as_user ARGS...: the runtime as uid 1000, from the delegated subtree.
+as_user() {
+  sh -c 'echo $$ >/sys/fs/cgroup/deleg/user1000/shell/cgroup.procs && exec /usr/bin/setpriv --reuid=1000 --regid=1000 --clear-groups "$@"' \
+    as_user env HOME=/tmp XDG_RUNTIME_DIR=$T/rl "$RT" --root "$T/rl/$RT_NAME" "$@" </dev/null
+}
+
 c_nothing_left() {
   left=$(ls -d $CG/t-$RT_NAME-* $CG/nest-$RT_NAME 2>/dev/null)
   expect "cgroups left behind" "" "$left" || return 1
@@ -315,7 +354,7 @@ c_nothing_left() {
 }
 
 CHECKS="memory_oom memory_files pids cpu cpu_idle cpu_enforced cpuset io hugetlb unified freeze kill_all
- kill_host_pidns kill_signal devices cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes nothing_left"
+ kill_host_pidns kill_signal devices cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes rootless nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

@@ -14,7 +14,7 @@ root=$G/v2/root
 rm -rf "$G/v2"; mkdir -p "$root"/{bin,etc,guest/rootfs/bin,usr/local/bin}
 cp /bin/busybox "$root/bin/busybox"
 guest_add_bin "$root" ./crt /usr/local/bin/crt
-for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq; do guest_add_bin "$root" "$p"; done
+for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv; do guest_add_bin "$root" "$p"; done
 guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk
 install -m 755 tests/guest/v2/init "$root/init"
 cp tests/guest/v2/checks.sh "$root/guest/"
@@ -29,6 +29,12 @@ cp "$root/etc/passwd" "$root/etc/group" "$root/guest/rootfs/etc/"
 (cd "$G/v2" && "$here/crt" spec)
 jq '.ociVersion = "1.0.2" | .process.terminal = false | .root = {"path": "/guest/rootfs", "readonly": true}
     | .process.env += ["PATH=/bin"]' "$G/v2/config.json" >"$root/guest/base.json"
+mkdir -p "$G/v2/rl" && (cd "$G/v2/rl" && "$here/crt" spec --rootless)
+jq '.ociVersion = "1.0.2" | .process.terminal = false | .root = {"path": "/guest/rootfs", "readonly": true}
+    | .process.env += ["PATH=/bin"] | .linux.uidMappings[0].hostID = 1000 | .linux.gidMappings[0].hostID = 1000' \
+  "$G/v2/rl/config.json" >"$root/guest/rootless.json"
+printf 'user:x:1000:1000:user:/tmp:/bin/sh\n' >>"$root/etc/passwd"
+printf 'user:x:1000:\n' >>"$root/etc/group"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$G/v2/initrd"
 truncate -s 64M "$G/v2/disk"
 log=$G/v2/console.log
