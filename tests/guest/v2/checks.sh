@@ -308,6 +308,52 @@ c_delete_removes() {
   gone || why "$C left after delete"
 }
 
+# events reports the OOM kill (crun 1.8 has no events command).
+c_events_oom() {
+  [ "$RT_NAME" = crun ] && return 0
+  bundle 'sleep 2; x=$(head -c 200000000 /dev/zero | tr "\0" a)' '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
+  run_d || return 1
+  rt events "$ID" >"$T/events" 2>&1 &
+  ep=$!
+  wait_for stopped || why "the hog was not killed" || return 1
+  sleep 1
+  kill $ep 2>/dev/null; wait $ep 2>/dev/null
+  expect_in "events" '"type":"oom"' "$(cat "$T/events")"
+}
+
+# An RLIMIT_NOFILE above the runtime's own hard limit (the guest's root
+# has CAP_SYS_RESOURCE, the test host has not).
+c_rlimit_above_hard() {
+  bundle 'ulimit -n; ulimit -Hn' '.process.rlimits = [{"type": "RLIMIT_NOFILE", "soft": 65536, "hard": 65536}]'
+  out=$(ulimit -Hn 4096; rt run -b "$B" "$ID" </dev/null 2>&1)
+  expect "ulimit -n, -Hn in the container" "65536
+65536" "$out"
+}
+
+# linux.netDevices (runc >= 1.3; not runc 1.1 or crun 1.8): dummy devices
+# (the module the test host lacks) moved in, one renamed, its address kept;
+# also into a network namespace owned by a user namespace.
+c_netdevices() {
+  old_runc || [ "$RT_NAME" = crun ] && return 0
+  for u in "" userns; do
+    k=$n a=nd$n r=ndr$n
+    ip link add $a type dummy && ip link add $r type dummy && ip addr add 10.9.$k.1/24 dev $a || why "ip link add" || return 1
+    f=".linux.netDevices = {\"$a\": {}, \"$r\": {\"name\": \"ctr0\"}}"
+    [ -n "$u" ] && f="$f"' | .linux.namespaces += [{"type": "user"}, {"type": "cgroup"}]
+      | .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+      | .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+    bundle 'sleep 100' "$f"
+    run_d || return 1
+    links=$(rt exec "$ID" ip -o link 2>&1)
+    expect_in "links in the container${u:+ ($u)}" "$a:" "$links" || return 1
+    expect_in "the renamed link${u:+ ($u)}" "ctr0:" "$links" || return 1
+    expect_in "the moved address${u:+ ($u)}" "10.9.$k.1/24" "$(rt exec "$ID" ip -o addr show $a 2>&1)" || return 1
+    ip link show $a >/dev/null 2>&1 && { why "$a still on the host"; return 1; }
+    cleanup
+  done
+  return 0
+}
+
 # Rootless on a delegated subtree (what systemd's Delegate=yes gives a
 # user: the directory and its cgroup.procs, cgroup.subtree_control and
 # cgroup.threads owned by the user, memory and pids delegated): the
@@ -354,7 +400,8 @@ c_nothing_left() {
 }
 
 CHECKS="memory_oom memory_files pids cpu cpu_idle cpu_enforced cpuset io hugetlb unified freeze kill_all
- kill_host_pidns kill_signal devices cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes rootless nothing_left"
+ kill_host_pidns kill_signal devices cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes rootless events_oom rlimit_above_hard netdevices
+ nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

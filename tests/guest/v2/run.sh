@@ -14,8 +14,8 @@ root=$G/v2/root
 rm -rf "$G/v2"; mkdir -p "$root"/{bin,etc,guest/rootfs/bin,usr/local/bin}
 cp /bin/busybox "$root/bin/busybox"
 guest_add_bin "$root" ./crt /usr/local/bin/crt
-for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv; do guest_add_bin "$root" "$p"; done
-guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk
+for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv /usr/sbin/ip; do guest_add_bin "$root" "$p"; done
+guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk dummy
 install -m 755 tests/guest/v2/init "$root/init"
 cp tests/guest/v2/checks.sh "$root/guest/"
 echo "${GUEST_RUNTIMES:-crt runc crun}" >"$root/guest/runtimes"
