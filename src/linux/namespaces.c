@@ -60,27 +60,56 @@ int crt_ns_new_flags(const crt_spec *spec) {
   return flags;
 }
 
-static int join_one(const crt_namespace *ns, size_t idx, crt_err **err) {
-  cleanup_close int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return crt_error(err, errno, "open %s namespace %s", crt_ns_name(ns->type), ns->path);
+static int setns_one(int fd, const crt_namespace *ns, crt_err **err) {
   if (setns(fd, crt_ns_clone_flag(ns->type)) < 0)
     return crt_error(err, errno, "setns %s namespace %s", crt_ns_name(ns->type), ns->path);
-  (void)idx;
   return 0;
 }
 
+/* Every path is opened first (a joined mount namespace changes what the
+ * next path names), then the namespaces are joined while we still hold the
+ * host's capabilities, the user namespace last: one owned by an ancestor
+ * (runc's "wrong userns owner" case, runc#4390) can only be joined before
+ * it.  One that refuses (EPERM) is tried again from inside the user
+ * namespace.  A joined user namespace makes us its root, as a new one does
+ * once its maps are written. */
 int crt_ns_join_paths(const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
   if (!l) return 0;
-  /* The user namespace first: the others are owned by it. */
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < l->n_namespaces; i++) {
-      const crt_namespace *ns = &l->namespaces[i];
-      if (!ns->path || !*ns->path) continue;
-      if ((ns->type == CRT_NS_USER) != (pass == 0)) continue;
-      if (join_one(ns, i, err) < 0) return -1;
+  int fds[64];
+  size_t n = l->n_namespaces < 64 ? l->n_namespaces : 64;
+  int rc = 0, user = -1;
+  for (size_t i = 0; i < n; i++) {
+    const crt_namespace *ns = &l->namespaces[i];
+    fds[i] = -1;
+    if (!ns->path || !*ns->path || rc < 0) continue;
+    if ((fds[i] = open(ns->path, O_RDONLY | O_CLOEXEC)) < 0)
+      rc = crt_error(err, errno, "open %s namespace %s", crt_ns_name(ns->type), ns->path);
+    if (ns->type == CRT_NS_USER) user = (int)i;
+  }
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    if (fds[i] < 0 || (int)i == user) continue;
+    if (setns(fds[i], crt_ns_clone_flag(l->namespaces[i].type)) == 0) {
+      close(fds[i]);
+      fds[i] = -1;
+      continue;
     }
-  return 0;
+    if (user >= 0 && errno == EPERM) continue; /* again from inside the user namespace */
+    rc = crt_error(err, errno, "setns %s namespace %s", crt_ns_name(l->namespaces[i].type), l->namespaces[i].path);
+  }
+  if (rc == 0 && user >= 0) {
+    rc = setns_one(fds[user], &l->namespaces[user], err);
+    close(fds[user]);
+    fds[user] = -1;
+    if (rc == 0 && (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0))
+      rc = crt_error(err, errno, "become root in user namespace %s (is uid/gid 0 mapped?)", l->namespaces[user].path);
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (fds[i] < 0) continue;
+    if (rc == 0) rc = setns_one(fds[i], &l->namespaces[i], err);
+    close(fds[i]);
+  }
+  return rc;
 }
 
 int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **err) {
@@ -107,18 +136,28 @@ int crt_ns_join_pid(pid_t pid, int defer, int *joined, int *deferred, crt_err **
   }
   int rc = 0;
   *deferred = -1;
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-    if (fds[i] < 0) continue;
-    if (crt_ns_clone_flag(order[i]) & defer) {
-      *deferred = fds[i];
-      continue;
+  /* As crt_ns_join_paths: the user namespace (order[0]) after the others,
+   * which are tried first with our own capabilities (a namespace the
+   * container's user namespace does not own, runc#4390); one refused
+   * (EPERM) is tried again from inside it. */
+  for (int pass = 0; pass < 3; pass++)
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+      if (fds[i] < 0 || (pass == 1) != (i == 0)) continue;
+      int flag = crt_ns_clone_flag(order[i]);
+      if (flag & defer) {
+        *deferred = fds[i];
+        fds[i] = -1;
+        continue;
+      }
+      if (rc == 0 && setns(fds[i], flag) == 0)
+        *joined |= flag;
+      else if (rc == 0 && pass == 0 && errno == EPERM && fds[0] >= 0)
+        continue; /* again in pass 2 */
+      else if (rc == 0)
+        rc = crt_error(err, errno, "setns %s namespace of pid %d", crt_ns_name(order[i]), pid);
+      close(fds[i]);
+      fds[i] = -1;
     }
-    if (rc == 0 && setns(fds[i], crt_ns_clone_flag(order[i])) < 0)
-      rc = crt_error(err, errno, "setns %s namespace of pid %d", crt_ns_name(order[i]), pid);
-    else if (rc == 0)
-      *joined |= crt_ns_clone_flag(order[i]);
-    close(fds[i]);
-  }
   return rc;
 }
 

@@ -53,6 +53,68 @@ test_userns_sysfs_falls_back_to_host_bind() {
   assert_not_contains "$(cat "$T/log2")" "binding the host's /sys"
 }
 
+# runc's "userns join other container userns" (and its [bind-mounted
+# nsfd] variant): a user namespace joined by path with no mappings in the
+# config; the joiner gets the target's maps, by /proc path or through a
+# bind mount of the nsfd somewhere else.
+test_userns_join_other_container() {
+  local t; t=$(new_id)
+  userns_bundle "$T/t" sleep 100
+  crt run -d -b "$T/t" "$t" </dev/null >/dev/null 2>&1 || fail "run the target"
+  local tp; tp=$(state_field "$t" pid)
+  : >"$T/userns"
+  mount --bind "/proc/$tp/ns/user" "$T/userns" || fail "bind the target's nsfd"
+  trap 'umount -l "$T/userns" 2>/dev/null' EXIT
+  local path id
+  for path in "/proc/$tp/ns/user" "$T/userns"; do
+    id=$(new_id)
+    make_bundle "$T/j" sleep 100
+    chown -R 100000:100000 "$T/j/rootfs"
+    bundle_edit "$T/j" "c['linux']['namespaces'].append({'type':'user','path':'$path'}); c['linux'].pop('uidMappings',None); c['linux'].pop('gidMappings',None); c['root']['readonly']=False"
+    crt run -d -b "$T/j" "$id" </dev/null >"$T/out" 2>&1; rc=$? out=$(cat "$T/out")
+    if runc_before_1_2; then # 1.1 wants the maps in the config even so
+      assert_contains "$out" "no uid mappings found"
+      break
+    fi
+    assert_eq 0 "$rc" "run joining $path: $out"
+    assert_eq "0 100000 65536
+0 100000 65536" "$(crt exec "$id" cat /proc/self/uid_map /proc/self/gid_map | awk '{print $1, $2, $3}')" "maps after joining $path"
+    assert_eq "$(readlink "/proc/$tp/ns/user")" "$(readlink "/proc/$(state_field "$id" pid)/ns/user")" "the user namespace joined by $path"
+    crt delete -f "$id" || fail "delete -f"
+    rm -rf "$T/j"
+  done
+  crt delete -f "$t" || fail "delete -f the target"
+}
+
+# runc's "userns join external namespaces [wrong userns owner]": a user
+# namespace kept only by a bind mount (its container gone) joined together
+# with a network namespace it does not own; both are the ones joined.
+test_userns_join_external_with_foreign_netns() {
+  local t; t=$(new_id)
+  userns_bundle "$T/t" sleep 100
+  crt run -d -b "$T/t" "$t" </dev/null >/dev/null 2>&1 || fail "run the target"
+  : >"$T/userns"; : >"$T/netns"
+  mount --bind "/proc/$(state_field "$t" pid)/ns/user" "$T/userns" || fail "bind the userns"
+  trap 'umount -l "$T/userns" "$T/netns" 2>/dev/null' EXIT
+  crt delete -f "$t" || fail "delete -f the target"
+  unshare -n -- mount --bind /proc/self/ns/net "$T/netns" || fail "make a netns"
+  local id; id=$(new_id)
+  make_bundle "$T/c" sleep 100
+  chown -R 100000:100000 "$T/c/rootfs"
+  bundle_edit "$T/c" "c['linux']['namespaces'].append({'type':'user','path':'$T/userns'}); c['linux'].pop('uidMappings',None); c['linux'].pop('gidMappings',None); c['root']['readonly']=False
+[n.update(path='$T/netns') for n in c['linux']['namespaces'] if n['type']=='network']
+c['mounts']=[({'source':'/sys','destination':m['destination'],'type':'bind','options':['rbind']} if m['type']=='sysfs' else m) for m in c['mounts']]"
+  crt run -d -b "$T/c" "$id" </dev/null >"$T/out" 2>&1; rc=$? out=$(cat "$T/out")
+  if runc_before_1_2; then
+    assert_contains "$out" "no uid mappings found"
+    return 0
+  fi
+  assert_eq 0 "$rc" "run: $out"
+  assert_eq "user:[$(stat -L -c %i "$T/userns")]" "$(crt exec "$id" readlink /proc/self/ns/user)" "the user namespace"
+  assert_eq "net:[$(stat -L -c %i "$T/netns")]" "$(crt exec "$id" readlink /proc/self/ns/net)" "the network namespace"
+  crt delete -f "$id" || fail "delete -f"
+}
+
 # runtime-spec 1.2 idmapped bind mounts, in a container with its own user
 # namespace: the runtime makes the idmapped tree (it must be privileged over
 # the source's superblock), the init attaches it.
