@@ -162,8 +162,9 @@ int crt_cgroup_is_frozen(const char *path);
  * that failed.  r's device rules (when there are any) become the
  * container's whole device policy: runc's default allowed devices, then
  * r's rules, the last matching rule winning (v1 devices.allow/deny from
- * deny-all, v2 a new eBPF program). */
-int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err);
+ * deny-all, v2 a new eBPF program).  systemd: the container's unit gets the
+ * limits that are unit properties too (SetUnitProperties). */
+int crt_cgroup_update(const char *path, const crt_resources *r, bool systemd, crt_err **err);
 
 /* ---- detection override for tests, paths, stats ---- */
 

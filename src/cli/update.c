@@ -149,7 +149,7 @@ int crt_cmd_update(int argc, char **argv) {
   if (lock < 0 || crt_state_load(crt_g.root, id, &s, &err) < 0) rc = -1;
   else if (crt_state_status(s) == CRT_STATUS_STOPPED) rc = crt_error(&err, 0, "container not running");
   else if (!s->cgroup_path || !*s->cgroup_path) rc = crt_error(&err, 0, "container %s has no cgroup to update", id);
-  else rc = crt_cgroup_update(s->cgroup_path, &r, &err); /* devices too: runc ignores them */
+  else rc = crt_cgroup_update(s->cgroup_path, &r, s->systemd, &err); /* devices too: runc ignores them */
   crt_state_free(s);
   crt_cgroup_resources_clear(&r);
   return rc < 0 ? crt_fail(err) : 0;

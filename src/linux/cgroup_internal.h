@@ -199,6 +199,10 @@ bool cg_systemd_running(void);
 int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err);
 /* StopUnit; a unit already gone is fine. */
 int cg_systemd_stop(const char *path, crt_err **err);
+/* crt update: the limits of r that are unit properties, on path's unit
+ * (the files of path, through the driver d, complete a partial cpu or
+ * swap value). */
+int cg_systemd_update(const cg_driver *d, const char *path, const crt_resources *r, crt_err **err);
 /* *out = fs with systemd's resolve, start and stop. */
 void cg_systemd_wrap(cg_driver *out, const cg_driver *fs);
 

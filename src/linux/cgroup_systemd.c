@@ -21,6 +21,7 @@
 
 #include "cgroup_internal.h"
 #include "crt/fs.h"
+#include "crt/gvariant.h"
 #include "crt/log.h"
 #include "crt/rootless.h"
 
@@ -37,6 +38,7 @@ static struct {
   typeof(&sd_bus_call_method) call_method;
   typeof(&sd_bus_message_new_method_call) new_method_call;
   typeof(&sd_bus_message_append) append;
+  typeof(&sd_bus_message_append_basic) append_basic;
   typeof(&sd_bus_message_open_container) open_container;
   typeof(&sd_bus_message_close_container) close_container;
   typeof(&sd_bus_call) call;
@@ -63,6 +65,7 @@ static int load_sd(crt_err **err) {
   SYM(call_method, "sd_bus_call_method")
   SYM(new_method_call, "sd_bus_message_new_method_call")
   SYM(append, "sd_bus_message_append")
+  SYM(append_basic, "sd_bus_message_append_basic")
   SYM(open_container, "sd_bus_message_open_container")
   SYM(close_container, "sd_bus_message_close_container")
   SYM(call, "sd_bus_call")
@@ -214,12 +217,181 @@ static int await_reply_job(sd_bus *bus, job_wait *w, sd_bus_message *reply, cons
   return wait_job(bus, w, what, unit, err);
 }
 
-static int prop_u64(sd_bus_message *m, const char *name, uint64_t v) {
-  return sd.append(m, "(sv)", name, "t", v);
+/* The limits that are also unit properties, as runc's
+ * genV1/genV2ResourcesProperties: systemd writes a unit's properties
+ * again at every daemon-reload, so a limit it does not know would be
+ * reset to its default there. */
+typedef struct {
+  crt_u64 mem_max, mem_low, swap_max, tasks_max, weight, quota_per_sec, period;
+} sd_limits;
+
+static void set_u64(crt_u64 *f, uint64_t v) {
+  f->set = true;
+  f->v = v;
+}
+
+/* quota < 0 is unlimited: "infinity" (UINT64_MAX) per second */
+static void cpu_quota(sd_limits *l, int64_t quota, uint64_t period) {
+  if (period) set_u64(&l->period, period);
+  uint64_t per_sec = UINT64_MAX;
+  if (quota > 0) {
+    /* systemd takes whole percents: round up like runc */
+    per_sec = (uint64_t)quota * 1000000 / (period ? period : 100000);
+    if (per_sec % 10000) per_sec = (per_sec / 10000 + 1) * 10000;
+  }
+  set_u64(&l->quota_per_sec, per_sec);
+}
+
+/* The cgroup's own value of a file ("max" → UINT64_MAX, -1 too); false
+ * when unreadable. */
+static bool file_value(const cg_driver *d, const char *path, const char *ctrl, const char *file, int field,
+                       int64_t *v) {
+  char *dir = d->dir(d, path, ctrl);
+  char *s = dir ? cg_read(dir, file) : NULL;
+  free(dir);
+  if (!s) return false;
+  char *w = s, *save = NULL, *tok = NULL;
+  for (int i = 0; i <= field; i++, w = NULL) tok = strtok_r(w, " \n", &save);
+  bool ok = tok != NULL;
+  if (ok && strcmp(tok, "max") == 0) *v = -1;
+  else if (ok) {
+    char *end;
+    errno = 0;
+    *v = strtoll(tok, &end, 10);
+    ok = errno == 0 && *end == 0;
+  }
+  free(s);
+  return ok;
+}
+
+/* What r sets, as runc derives it.  At update (d set) a quota or a swap
+ * given alone is paired with the period or limit the cgroup already has. */
+static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const char *path, sd_limits *l,
+                     crt_err **err) {
+  memset(l, 0, sizeof *l);
+  if (!r) return 0;
+  int64_t limit = r->memory.limit.set ? r->memory.limit.v : 0;
+  if (limit) set_u64(&l->mem_max, (uint64_t)limit);
+  if (v2 && r->memory.reservation.set && r->memory.reservation.v)
+    set_u64(&l->mem_low, (uint64_t)r->memory.reservation.v);
+  if (v2 && r->memory.swap.set && r->memory.swap.v) {
+    if (!limit && d) (void)file_value(d, path, "memory", "memory.max", 0, &limit);
+    long long sw;
+    /* update: the files written already say what is valid */
+    if (cg_swap_v2(r->memory.swap.v, limit, &sw, d ? NULL : err) == 0) set_u64(&l->swap_max, (uint64_t)sw);
+    else if (!d) return -1;
+  }
+  if (r->pids.limit.set && (r->pids.limit.v > 0 || r->pids.limit.v == -1))
+    set_u64(&l->tasks_max, (uint64_t)r->pids.limit.v);
+  if (r->cpu.shares.set && r->cpu.shares.v)
+    set_u64(&l->weight, v2 ? cg_shares_to_weight(r->cpu.shares.v) : r->cpu.shares.v);
+  int64_t quota = r->cpu.quota.set ? r->cpu.quota.v : 0;
+  uint64_t period = r->cpu.period.set ? r->cpu.period.v : 0;
+  if (d && (quota || period) && !(quota && period)) {
+    int64_t q = 0, p = 0;
+    bool ok = v2 ? file_value(d, path, "cpu", "cpu.max", 0, &q) && file_value(d, path, "cpu", "cpu.max", 1, &p)
+                 : file_value(d, path, "cpu", "cpu.cfs_quota_us", 0, &q) &&
+                       file_value(d, path, "cpu", "cpu.cfs_period_us", 0, &p);
+    if (ok && !quota) quota = q;
+    if (ok && !period && p > 0) period = (uint64_t)p;
+  }
+  if (quota || period) cpu_quota(l, quota, period);
+  return 0;
+}
+
+static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
+  const struct {
+    const crt_u64 *f;
+    const char *v2_name, *v1_name;
+  } props[] = {{&l->mem_max, "MemoryMax", "MemoryLimit"},
+               {&l->mem_low, "MemoryLow", NULL},
+               {&l->swap_max, "MemorySwapMax", NULL},
+               {&l->tasks_max, "TasksMax", "TasksMax"},
+               {&l->weight, "CPUWeight", "CPUShares"},
+               {&l->period, "CPUQuotaPeriodUSec", "CPUQuotaPeriodUSec"},
+               {&l->quota_per_sec, "CPUQuotaPerSecUSec", "CPUQuotaPerSecUSec"}};
+  int rc = 0;
+  for (size_t i = 0; i < sizeof props / sizeof props[0] && rc >= 0; i++) {
+    const char *name = v2 ? props[i].v2_name : props[i].v1_name;
+    if (name && props[i].f->set) rc = sd.append(m, "(sv)", name, "t", props[i].f->v);
+  }
+  return rc;
+}
+
+static int append_variant(sd_bus_message *m, const char *name, const crt_gvariant *v) {
+  char sig[3];
+  crt_gvariant_signature(v, sig);
+  int rc = sd.open_container(m, 'r', "sv");
+  if (rc >= 0) rc = sd.append(m, "s", name);
+  if (rc >= 0) rc = sd.open_container(m, 'v', sig);
+  if (rc >= 0 && v->array) rc = sd.open_container(m, 'a', sig + 1);
+  for (size_t i = 0; i < v->n && rc >= 0; i++) {
+    const crt_gv_basic *b = &v->v[i];
+    uint8_t y = (uint8_t)b->u;
+    int bo = (int)b->u;
+    int16_t n16 = (int16_t)b->i;
+    uint16_t q16 = (uint16_t)b->u;
+    int32_t i32 = (int32_t)b->i;
+    uint32_t u32 = (uint32_t)b->u;
+    const void *p;
+    switch (v->type) {
+    case 'y': p = &y; break;
+    case 'b': p = &bo; break;
+    case 'n': p = &n16; break;
+    case 'q': p = &q16; break;
+    case 'i': case 'h': p = &i32; break;
+    case 'u': p = &u32; break;
+    case 'x': case 't': p = &b->u; break;
+    case 'd': p = &b->d; break;
+    default: p = b->s; break;
+    }
+    rc = sd.append_basic(m, v->type, p);
+  }
+  if (rc >= 0 && v->array) rc = sd.close_container(m);
+  if (rc >= 0) rc = sd.close_container(m);
+  if (rc >= 0) rc = sd.close_container(m);
+  return rc;
+}
+
+/* A property name systemd could know: letters and digits. */
+static bool property_name(const char *n) {
+  if (!*n) return false;
+  for (; *n; n++)
+    if (!((*n >= 'A' && *n <= 'Z') || (*n >= 'a' && *n <= 'z') || (*n >= '0' && *n <= '9'))) return false;
+  return true;
+}
+
+#define SD_ANNOTATION "org.systemd.property."
+
+/* org.systemd.property.NAME annotations, values in GVariant text as in
+ * runc; a NAME ending in "Sec" takes seconds and becomes NAMEUSec
+ * (runc's convertSecToUSec).  Appended after crt's own, so they win. */
+static int append_annotations(sd_bus_message *m, const crt_spec *spec, crt_err **err) {
+  for (size_t i = 0; spec && i < spec->annotations.len; i++) {
+    const crt_kv *kv = &spec->annotations.v[i];
+    if (strncmp(kv->key, SD_ANNOTATION, strlen(SD_ANNOTATION)) != 0) continue;
+    const char *name = kv->key + strlen(SD_ANNOTATION);
+    if (!property_name(name))
+      return crt_error(err, 0, "annotations[\"%s\"]: not a systemd property name", kv->key);
+    char usec[256];
+    size_t nl = strlen(name);
+    bool sec = nl > 3 && !strcmp(name + nl - 3, "Sec") && !(nl > 4 && !strcmp(name + nl - 4, "USec"));
+    if (sec && snprintf(usec, sizeof usec, "%.*sUSec", (int)(nl - 3), name) >= (int)sizeof usec)
+      return crt_error(err, ENAMETOOLONG, "annotations[\"%s\"]: name too long", kv->key);
+    crt_gvariant v;
+    if (crt_gvariant_parse(kv->value ? kv->value : "", &v, err) < 0 || (sec && crt_gvariant_sec_to_usec(&v, err) < 0)) {
+      if (v.v) crt_gvariant_free(&v);
+      return crt_error_wrap(err, "annotations[\"%s\"]: value \"%s\"", kv->key, kv->value ? kv->value : "");
+    }
+    int rc = append_variant(m, sec ? usec : name, &v);
+    crt_gvariant_free(&v);
+    if (rc < 0) return crt_error(err, -rc, "annotations[\"%s\"]: add to the unit's properties", kv->key);
+  }
+  return 0;
 }
 
 static int append_props(sd_bus_message *m, const char *unit, const char *slice, const crt_cgroup_config *cfg,
-                        pid_t pid, bool v2) {
+                        pid_t pid, bool v2, crt_err **err) {
   char desc[300];
   snprintf(desc, sizeof desc, "crt container %s", cfg->id ? cfg->id : unit);
   int rc = sd.append(m, "(sv)", "Description", "s", desc);
@@ -230,21 +402,13 @@ static int append_props(sd_bus_message *m, const char *unit, const char *slice, 
   if (rc >= 0) rc = sd.append(m, "(sv)", "MemoryAccounting", "b", 1);
   if (rc >= 0) rc = sd.append(m, "(sv)", "CPUAccounting", "b", 1);
   if (rc >= 0) rc = sd.append(m, "(sv)", "TasksAccounting", "b", 1);
+  if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: build StartTransientUnit for %s", unit);
   const crt_resources *r = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->resources : NULL;
-  if (!r || rc < 0) return rc;
-  if (r->memory.limit.set && r->memory.limit.v > 0)
-    rc = prop_u64(m, v2 ? "MemoryMax" : "MemoryLimit", (uint64_t)r->memory.limit.v);
-  if (rc >= 0 && r->pids.limit.set && r->pids.limit.v > 0) rc = prop_u64(m, "TasksMax", (uint64_t)r->pids.limit.v);
-  if (rc >= 0 && r->cpu.shares.set && r->cpu.shares.v)
-    rc = v2 ? prop_u64(m, "CPUWeight", cg_shares_to_weight(r->cpu.shares.v)) : prop_u64(m, "CPUShares", r->cpu.shares.v);
-  if (rc >= 0 && r->cpu.quota.set && r->cpu.quota.v > 0) {
-    uint64_t period = r->cpu.period.set && r->cpu.period.v ? r->cpu.period.v : 100000;
-    /* systemd takes whole percents: round up like runc */
-    uint64_t per_sec = (uint64_t)r->cpu.quota.v * 1000000 / period;
-    if (per_sec % 10000) per_sec = (per_sec / 10000 + 1) * 10000;
-    rc = prop_u64(m, "CPUQuotaPerSecUSec", per_sec);
-  }
-  return rc;
+  sd_limits l;
+  if (limits_of(r, v2, NULL, NULL, &l, err) < 0) return -1;
+  if ((rc = append_limits(m, &l, v2)) < 0)
+    return crt_error(err, -rc, "systemd cgroup manager: build StartTransientUnit for %s", unit);
+  return append_annotations(m, cfg->spec, err);
 }
 
 int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err) {
@@ -265,8 +429,12 @@ int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, 
   int r = sd.new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "StartTransientUnit");
   if (r >= 0) r = sd.append(m, "ss", unit, "replace");
   if (r >= 0) r = sd.open_container(m, 'a', "(sv)");
-  if (r >= 0) r = append_props(m, unit, is_slice ? NULL : slice, cfg, pid, v2);
-  if (r >= 0) r = sd.close_container(m);
+  if (r < 0) {
+    crt_error(err, -r, "systemd cgroup manager: build StartTransientUnit for %s", unit);
+    goto out;
+  }
+  if (append_props(m, unit, is_slice ? NULL : slice, cfg, pid, v2, err) < 0) goto out;
+  r = sd.close_container(m);
   if (r >= 0) r = sd.append(m, "a(sa(sv))", 0);
   if (r < 0) {
     crt_error(err, -r, "systemd cgroup manager: build StartTransientUnit for %s", unit);
@@ -312,6 +480,49 @@ out:
   err_free(&e);
   if (reply) sd.message_unref(reply);
   bus_close(bus, slot);
+  return rc;
+}
+
+int cg_systemd_update(const cg_driver *d, const char *path, const crt_resources *r, crt_err **err) {
+  const char *unit = strrchr(path, '/');
+  if (!unit || !unit[1]) return 0;
+  unit++;
+  sd_limits l;
+  if (limits_of(r, d->v2, d, path, &l, err) < 0) return -1;
+  static const sd_limits none;
+  if (!memcmp(&l, &none, sizeof l)) return 0;
+  if (load_sd(err) < 0) return -1;
+  bool user = crt_rootless();
+  sd_bus *bus = NULL;
+  sd_bus_message *m = NULL, *reply = NULL;
+  sd_bus_error e = SD_BUS_ERROR_NULL;
+  int rc = -1;
+  int r2 = user ? sd.open_user(&bus) : sd.open_system(&bus);
+  if (r2 < 0) {
+    crt_error(err, -r2, "systemd cgroup manager: connect to the %s bus", user ? "user" : "system");
+    goto out;
+  }
+  r2 = sd.new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER, "SetUnitProperties");
+  if (r2 >= 0) r2 = sd.append(m, "sb", unit, 1);
+  if (r2 >= 0) r2 = sd.open_container(m, 'a', "(sv)");
+  if (r2 >= 0) r2 = append_limits(m, &l, d->v2);
+  if (r2 >= 0) r2 = sd.close_container(m);
+  if (r2 < 0) {
+    crt_error(err, -r2, "systemd cgroup manager: build SetUnitProperties for %s", unit);
+    goto out;
+  }
+  r2 = sd.call(bus, m, JOB_TIMEOUT_USEC, &e, &reply);
+  if (r2 < 0) {
+    bus_error(err, r2, &e, "set properties of unit", unit);
+    goto out;
+  }
+  crt_debug("systemd: properties of %s updated", unit);
+  rc = 0;
+out:
+  err_free(&e);
+  if (m) sd.message_unref(m);
+  if (reply) sd.message_unref(reply);
+  bus_close(bus, NULL);
   return rc;
 }
 

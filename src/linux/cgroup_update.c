@@ -40,7 +40,7 @@ static int update_devices(const cg_driver *d, cg_journal *j, const char *path, c
   return rc;
 }
 
-int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
+int crt_cgroup_update(const char *path, const crt_resources *r, bool systemd, crt_err **err) {
   if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
   if (!r) return 0;
   const cg_driver *d = cg_drv();
@@ -50,6 +50,9 @@ int crt_cgroup_update(const char *path, const crt_resources *r, crt_err **err) {
   /* devices last: a v2 program is replaced atomically, and nothing after
    * it can fail */
   if (rc == 0 && r->n_devices) rc = update_devices(d, &j, path, r, err);
+  /* systemd: the unit's properties too (it writes them again at a
+   * daemon-reload), once the files took the values */
+  if (rc == 0 && systemd) rc = cg_systemd_update(d, path, r, err);
   if (rc < 0) cg_journal_rollback(&j, err);
   cg_journal_free(&j);
   return rc;

@@ -6,6 +6,7 @@
 #   state      state.json reader                      (fuzz_state.c)
 #   signal     `crt kill` signal argument parser       (fuzz_signal.c)
 #   mountinfo  /proc/self/mountinfo reader             (fuzz_mountinfo.c)
+#   gvariant   org.systemd.property.* values           (fuzz_gvariant.c)
 # FUZZ_ONLY=name (or a space-separated list) runs only those.
 # Seeds: tests/fuzz/corpus/<name>/ (read only); the corpus libFuzzer grows
 # lives in build/fuzz/corpus/<name>/ (git-ignored).  Crashes land in
@@ -15,7 +16,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-60}
-all="config mountopts state signal mountinfo"
+all="config mountopts state signal mountinfo gvariant"
 only=${FUZZ_ONLY:-$all}
 for n in $only; do
   case " $all " in *" $n "*) ;; *) echo "fuzz: unknown harness '$n' (have: $all)" >&2; exit 2 ;; esac
@@ -44,7 +45,7 @@ done
 rm -f "$out/libcrt-fuzz.a"
 ar rcs "$out/libcrt-fuzz.a" "${objs[@]}"
 
-declare -A max_len=([config]=65536 [mountopts]=4096 [state]=65536 [signal]=64 [mountinfo]=16384)
+declare -A max_len=([config]=65536 [mountopts]=4096 [state]=65536 [signal]=64 [mountinfo]=16384 [gvariant]=4096)
 failed=""
 for n in $only; do
   clang $cflags -fsanitize=fuzzer,address,undefined -o "$out/fuzz_$n" "tests/fuzz/fuzz_$n.c" \

@@ -111,6 +111,56 @@ PY
 }
 test_systemd_cgroup_scope() { in_sd_ns _systemd_scope; }
 
+# of CALL's last record: PROP's value and D-Bus type ("123 UInt64")
+prop_of() {
+  python3 - "$T/calls.log" "$1" "$2" <<'PY'
+import json, sys
+c = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["call"] == sys.argv[2]][-1]
+print(json.dumps(c["props"].get(sys.argv[3])), c["types"].get(sys.argv[3], "-"))
+PY
+}
+
+# org.systemd.property.* annotations (GVariant text, as runc) and the
+# limits systemd would rewrite at a daemon-reload (cpu period, and what
+# update changes: SetUnitProperties) are the unit's properties.
+_systemd_properties() {
+  sd_start
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='crttest-a.slice:crtt:$id'; c['linux']['resources']={'memory':{'limit':67108864},'cpu':{'quota':50000,'period':200000}}
+c['annotations']={'org.systemd.property.TimeoutStopUSec':'uint64 123456789','org.systemd.property.CollectMode':\"'inactive-or-failed'\",'org.systemd.property.RuntimeMaxSec':'30','org.systemd.property.Wants':\"['a.service', 'b.service']\",'org.systemd.property.Nice':'@i -5'}"
+  "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id" || fail "run --systemd-cgroup"
+  assert_eq "123456789 UInt64" "$(prop_of StartTransientUnit TimeoutStopUSec)"
+  assert_eq '"inactive-or-failed" String' "$(prop_of StartTransientUnit CollectMode)"
+  assert_eq "30000000 UInt64" "$(prop_of StartTransientUnit RuntimeMaxUSec)" "a *Sec property takes seconds"
+  assert_eq "null -" "$(prop_of StartTransientUnit RuntimeMaxSec)"
+  assert_eq '["a.service", "b.service"] Array' "$(prop_of StartTransientUnit Wants)"
+  assert_eq "-5 Int32" "$(prop_of StartTransientUnit Nice)"
+  assert_eq "200000 UInt64" "$(prop_of StartTransientUnit CPUQuotaPeriodUSec)"
+  assert_eq "250000 UInt64" "$(prop_of StartTransientUnit CPUQuotaPerSecUSec)"
+  # update: the quota alone, with the period the cgroup has
+  crt update --memory 104857600 --cpu-quota 100000 --pids-limit 30 "$id" || fail "update"
+  assert_eq "104857600 UInt64" "$(prop_of SetUnitProperties MemoryLimit)"
+  assert_eq "500000 UInt64" "$(prop_of SetUnitProperties CPUQuotaPerSecUSec)"
+  assert_eq "200000 UInt64" "$(prop_of SetUnitProperties CPUQuotaPeriodUSec)"
+  assert_eq "30 UInt64" "$(prop_of SetUnitProperties TasksMax)"
+  assert_eq 104857600 "$(cat "/sys/fs/cgroup/memory/crttest.slice/crttest-a.slice/crtt-$id.scope/memory.limit_in_bytes")"
+  crt delete -f "$id" || fail "delete -f"
+  # a value that is not GVariant text: refused, nothing left
+  bundle_edit "$T/b" "c['annotations']={'org.systemd.property.TimeoutStopUSec':'uint64 -1'}"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id"
+  assert_eq 1 "$rc"
+  assert_contains "$out" 'annotations["org.systemd.property.TimeoutStopUSec"]: value "uint64 -1": number out of range for its type at offset 9'
+  [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
+  bundle_edit "$T/b" "c['annotations']={'org.systemd.property.Bad-Name':'1'}"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id"
+  assert_contains "$out" 'annotations["org.systemd.property.Bad-Name"]: not a systemd property name'
+  bundle_edit "$T/b" "c['annotations']={'org.systemd.property.TimeoutStopSec':\"'x'\"}"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id"
+  assert_contains "$out" "a time in seconds must be a number"
+}
+test_systemd_cgroup_properties() { in_sd_ns _systemd_properties; }
+
 _systemd_errors() {
   sd_start
   local id; id=$(new_id)

@@ -31,8 +31,14 @@ def plain(v):
         return bool(v)
     if isinstance(v, (dbus.String, dbus.ObjectPath)):
         return str(v)
-    if isinstance(v, (int, dbus.UInt64, dbus.UInt32, dbus.Int64, dbus.Int32)):
+    if isinstance(v, dbus.Byte):
+        return {"y": int(v)}
+    if isinstance(v, dbus.Int16):
+        return {"n": int(v)}
+    if isinstance(v, (dbus.UInt64, dbus.UInt32, dbus.Int64, dbus.Int32, dbus.UInt16, int)):
         return int(v)
+    if isinstance(v, dbus.Double):
+        return {"d": float(v)}
     if isinstance(v, (dbus.Struct, tuple)):
         return [plain(x) for x in v]
     return str(v)
@@ -84,7 +90,8 @@ class Manager(dbus.service.Object):
     @dbus.service.method(IFACE, in_signature="ssa(sv)a(sa(sv))", out_signature="o")
     def StartTransientUnit(self, name, mode, props, aux):
         p = {str(k): plain(v) for k, v in props}
-        self.record(call="StartTransientUnit", unit=str(name), mode=str(mode), props=p)
+        self.record(call="StartTransientUnit", unit=str(name), mode=str(mode), props=p,
+                    types={str(k): type(v).__name__ for k, v in props})
         result = os.environ.get("MOCK_JOB_RESULT", "done")
         job = self.new_job()
         if result == "done":
@@ -100,6 +107,14 @@ class Manager(dbus.service.Object):
             self.units[str(name)] = dirs
         self.finish(job, name, result)
         return job[1]
+
+    @dbus.service.method(IFACE, in_signature="sba(sv)", out_signature="")
+    def SetUnitProperties(self, name, runtime, props):
+        self.record(call="SetUnitProperties", unit=str(name), runtime=bool(runtime),
+                    props={str(k): plain(v) for k, v in props}, types={str(k): type(v).__name__ for k, v in props})
+        if str(name) not in self.units:
+            raise dbus.exceptions.DBusException("Unit %s not loaded." % name,
+                                                name="org.freedesktop.systemd1.NoSuchUnit")
 
     @dbus.service.method(IFACE, in_signature="ss", out_signature="o")
     def StopUnit(self, name, mode):

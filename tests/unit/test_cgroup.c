@@ -110,7 +110,7 @@ static void test_v2_translations(void **state) {
   crt_kv kv = {"memory.high", "200000000"};
   r.unified = (crt_kvv){&kv, 1};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/c1", &r, &e), 0);
+  assert_int_equal(crt_cgroup_update("/c1", &r, false, &e), 0);
   assert_file(d, "memory.max", "104857600");
   assert_file(d, "memory.swap.max", "209715200"); /* swap - limit */
   assert_file(d, "memory.low", "52428800");
@@ -132,7 +132,7 @@ static void test_v2_translations(void **state) {
   u.memory.limit = (crt_i64){true, -1};
   u.pids.limit = (crt_i64){true, -1};
   u.cpu.quota = (crt_i64){true, -1};
-  assert_int_equal(crt_cgroup_update("/c1", &u, &e), 0);
+  assert_int_equal(crt_cgroup_update("/c1", &u, false, &e), 0);
   assert_file(d, "memory.max", "max");
   assert_file(d, "memory.swap.max", "max");
   assert_file(d, "pids.max", "max");
@@ -146,32 +146,32 @@ static void test_v2_errors(void **state) {
   crt_resources r = {0};
   r.memory.limit = (crt_i64){true, 200};
   r.memory.swap = (crt_i64){true, 100};
-  assert_int_equal(crt_cgroup_update("/c2", &r, &e), -1);
+  assert_int_equal(crt_cgroup_update("/c2", &r, false, &e), -1);
   assert_non_null(strstr(e->msg, "should be >= memory.limit"));
   crt_err_free(&e);
 
   crt_resources n = {0};
   n.network.class_id = (crt_u64){true, 7};
-  assert_int_equal(crt_cgroup_update("/c2", &n, &e), -1);
+  assert_int_equal(crt_cgroup_update("/c2", &n, false, &e), -1);
   assert_non_null(strstr(e->msg, "net_cls"));
   crt_err_free(&e);
 
   crt_resources rt = {0};
   rt.cpu.realtime_runtime = (crt_i64){true, 1000};
-  assert_int_equal(crt_cgroup_update("/c2", &rt, &e), -1);
+  assert_int_equal(crt_cgroup_update("/c2", &rt, false, &e), -1);
   crt_err_free(&e);
 
   crt_kv kv = {"memory.nosuch", "1"};
   crt_resources un = {0};
   un.unified = (crt_kvv){&kv, 1};
-  assert_int_equal(crt_cgroup_update("/c2", &un, &e), -1);
+  assert_int_equal(crt_cgroup_update("/c2", &un, false, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write memory.nosuch"));
   assert_int_equal(e->errnum, ENOENT);
   crt_err_free(&e);
 
   crt_kv bad = {"../escape", "1"};
   un.unified = (crt_kvv){&bad, 1};
-  assert_int_equal(crt_cgroup_update("/c2", &un, &e), -1);
+  assert_int_equal(crt_cgroup_update("/c2", &un, false, &e), -1);
   assert_non_null(strstr(e->msg, "invalid key"));
   crt_err_free(&e);
   free(d);
@@ -398,7 +398,7 @@ static void test_v1_resources(void **state) {
   r.network.priorities = &pr;
   r.network.n_priorities = 1;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/v1", &r, &e), 0);
+  assert_int_equal(crt_cgroup_update("/v1", &r, false, &e), 0);
   char *m = v1dir("memory", "/v1"), *c = v1dir("cpu", "/v1"), *cs = v1dir("cpuset", "/v1"),
        *p = v1dir("pids", "/v1"), *b = v1dir("blkio", "/v1"), *hu = v1dir("hugetlb", "/v1"),
        *nc = v1dir("net_cls", "/v1"), *np = v1dir("net_prio", "/v1");
@@ -430,21 +430,21 @@ static void test_v1_errors(void **state) {
   crt_err *e = NULL;
   crt_resources r = {0};
   r.blkio.weight = (crt_u64){true, 500};
-  assert_int_equal(crt_cgroup_update("/v1e", &r, &e), -1);
+  assert_int_equal(crt_cgroup_update("/v1e", &r, false, &e), -1);
   assert_string_equal(e->msg, "cgroup: write blkio.weight: No such file or directory");
   crt_err_free(&e);
 
   crt_kv kv = {"memory.high", "1"};
   crt_resources u = {0};
   u.unified = (crt_kvv){&kv, 1};
-  assert_int_equal(crt_cgroup_update("/v1e", &u, &e), -1);
+  assert_int_equal(crt_cgroup_update("/v1e", &u, false, &e), -1);
   assert_non_null(strstr(e->msg, "requires cgroup v2"));
   crt_err_free(&e);
 
   /* kernelTCP without the file: a warning, not an error */
   crt_resources k = {0};
   k.memory.kernel_tcp = (crt_i64){true, 1};
-  assert_int_equal(crt_cgroup_update("/v1e", &k, &e), 0);
+  assert_int_equal(crt_cgroup_update("/v1e", &k, false, &e), 0);
 }
 
 static void test_v1_enter(void **state) {
@@ -746,13 +746,13 @@ static void test_v1_zero_means_unset(void **state) {
   crt_blkio_weight_device wd;
   crt_resources r = docker_zeros(&wd);
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/z1", &r, &e), 0);
+  assert_int_equal(crt_cgroup_update("/z1", &r, false, &e), 0);
   assert_all(m, mem, "old"), assert_all(c, cpu, "old"), assert_all(b, blkio, "old"), assert_all(p, pids, "old"),
       assert_all(n, net, "old");
   /* memory -1 without swap: both unlimited (runc) */
   crt_resources u = {0};
   u.memory.limit = (crt_i64){true, -1};
-  assert_int_equal(crt_cgroup_update("/z1", &u, &e), 0);
+  assert_int_equal(crt_cgroup_update("/z1", &u, false, &e), 0);
   assert_file(m, "memory.limit_in_bytes", "-1");
   assert_file(m, "memory.memsw.limit_in_bytes", "-1");
   free(m), free(c), free(b), free(p), free(n);
@@ -766,13 +766,13 @@ static void test_v2_zero_means_unset(void **state) {
   crt_blkio_weight_device wd;
   crt_resources r = docker_zeros(&wd);
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/z2", &r, &e), 0);
+  assert_int_equal(crt_cgroup_update("/z2", &r, false, &e), 0);
   assert_all(d, files, "old");
   /* swap equal to the limit disables swap (runc writes "0") */
   crt_resources s = {0};
   s.memory.limit = (crt_i64){true, 1 << 20};
   s.memory.swap = (crt_i64){true, 1 << 20};
-  assert_int_equal(crt_cgroup_update("/z2", &s, &e), 0);
+  assert_int_equal(crt_cgroup_update("/z2", &s, false, &e), 0);
   assert_file(d, "memory.swap.max", "0");
   assert_file(d, "memory.max", "1048576");
   free(d);
@@ -790,7 +790,7 @@ static void test_update_all_or_nothing(void **state) {
   bad.memory.limit = (crt_i64){true, 4096};
   bad.cpu.period = (crt_u64){true, 10};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/rb", &bad, &e), -1);
+  assert_int_equal(crt_cgroup_update("/rb", &bad, false, &e), -1);
   assert_string_equal(e->msg, "cgroup: invalid cpu.period 10 (1000-1000000 us, or 0 to leave it)");
   crt_err_free(&e);
   assert_file(m, "memory.limit_in_bytes", "1000\n");
@@ -804,7 +804,7 @@ static void test_update_all_or_nothing(void **state) {
   r.memory.limit = (crt_i64){true, 4096};
   r.memory.reservation = (crt_i64){true, 2048};
   r.cpu.period = (crt_u64){true, 100000};
-  assert_int_equal(crt_cgroup_update("/rb", &r, &e), -1);
+  assert_int_equal(crt_cgroup_update("/rb", &r, false, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write cpu.cfs_period_us"));
   assert_non_null(strstr(e->msg, "the 2 file(s) already written were restored"));
   crt_err_free(&e);
@@ -819,7 +819,7 @@ static void test_update_all_or_nothing(void **state) {
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   crt_resources d = {.devices = &deny_all, .n_devices = 1};
   d.memory.limit = (crt_i64){true, 8192};
-  assert_int_equal(crt_cgroup_update("/rb", &d, &e), -1);
+  assert_int_equal(crt_cgroup_update("/rb", &d, false, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write devices.allow"));
   crt_err_free(&e);
   assert_file(m, "memory.limit_in_bytes", "1000");
@@ -835,7 +835,7 @@ static void test_update_devices_deny_all(void **state) {
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   crt_resources r = {.devices = &deny_all, .n_devices = 1};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/ud", &r, &e), 0);
+  assert_int_equal(crt_cgroup_update("/ud", &r, false, &e), 0);
   /* the reset to deny-all, then the update's deny-all as the last write */
   assert_file(dv, "devices.deny", "aa");
   crt_device_rule *rules = NULL;

@@ -183,7 +183,7 @@ static void test_v1_real(void **state) {
   assert_int_equal(worker_do(&v1w, 'f'), EAGAIN);
   crt_resources more = {0};
   more.pids.limit = (crt_i64){true, 10};
-  assert_int_equal(crt_cgroup_update(v1_path, &more, &e), 0);
+  assert_int_equal(crt_cgroup_update(v1_path, &more, false, &e), 0);
   assert_int_equal(worker_do(&v1w, 'f'), 0);
 
   /* devices: the default rules allow /dev/null; a deny-all list does not */
