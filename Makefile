@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 UNIT_ASAN := $(UNIT_SRCS:tests/unit/%.c=build-asan/tests/%)
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all clean install check check-v2 unit unit-asan integration deps demo conformance bench fuzz clang-syntax
+.PHONY: all clean install check check-v2 check-systemd unit unit-asan integration deps demo conformance bench fuzz clang-syntax
 all: crt
 
 crt: $(OBJS) $(STUB)
@@ -104,8 +104,13 @@ integration: crt build/crt-testpoints build-asan/crt
 check-v2: crt
 	@bash tests/guest/v2/run.sh
 
+# The systemd guest (tests/guest/systemd): Debian with systemd as PID 1,
+# --systemd-cgroup, podman and Docker, for crt and runc.
+check-systemd: crt
+	@bash tests/guest/systemd/run.sh
+
 # The whole suite: unit tests (plain and ASan/UBSan), real containers, and
-# the cgroup v2 guest.
+# the cgroup v2 and systemd guests.
 check: crt build/crt-testpoints build-asan/crt $(UNIT_BINS) $(UNIT_ASAN) clang-syntax
 	@bash tests/check.sh
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check: unit tests (plain + ASan/UBSan), the integration suite and
-# the cgroup v2 guest (tests/guest/v2).
+# the cgroup v2 guest (tests/guest/v2) and the systemd guest
+# (tests/guest/systemd), whose image is built while the unit tests run.
 # The closing line sums every part: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -20,10 +21,15 @@ part() { # name, command...
   total_p=$((total_p+p)); total_f=$((total_f+f))
   [ "$r" = 0 ] || rc=1
 }
+mkdir -p build/guest
+nice -n 10 bash tests/guest/systemd/run.sh --image >build/guest/systemd-image.log 2>&1 &
+image=$!
 part unit make --no-print-directory unit
 part unit-asan make --no-print-directory unit-asan
 part integration bash tests/integration/run.sh
 part guest-v2 bash tests/guest/v2/run.sh
+wait $image || echo "guest-systemd: the image build failed: $(tail -5 build/guest/systemd-image.log)"
+part guest-systemd bash tests/guest/systemd/run.sh
 rm -rf "$log"
 echo "$total_p passed, $total_f failed"
 exit $rc
