@@ -55,6 +55,12 @@ int crt_ckpt_desc_save(const char *dir, const crt_ckpt_desc *d, crt_err **err);
 int crt_ckpt_desc_load(const char *dir, crt_ckpt_desc *d, crt_err **err);
 void crt_ckpt_desc_free(crt_ckpt_desc *d);
 
+/* A bind mount's key: its destination as criu sees the mount point, with
+ * the symlinks of the rootfs (the host directory rootfs) resolved inside
+ * it, as runc's SecureJoin; dest itself when it does not resolve.
+ * malloc'd, NULL when out of memory. */
+char *crt_ckpt_bind_key(const char *rootfs, const char *dest);
+
 /* Parts of the criu command line both commands build. */
 struct crt_args;
 int crt_ckpt_common_args(struct crt_args *a, const crt_criu_opts *c, const char *images, const char *work,

@@ -22,6 +22,7 @@
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
+#include "crt/resolve.h"
 
 /* ---- the description file: one tab-separated record a line ---- */
 
@@ -185,6 +186,19 @@ int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images
 
 /* ---- checkpoint ---- */
 
+char *crt_ckpt_bind_key(const char *rootfs, const char *dest) {
+  cleanup_close int root = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int fd = root < 0 ? -1 : crt_open_in_root(root, dest, O_PATH, CRT_RESOLVE_NONE, NULL);
+  char rp[PATH_MAX], fp[PATH_MAX], buf[32];
+  ssize_t n = fd < 0 ? -1 : readlink(crt_fd_path(buf, root), rp, sizeof rp - 1);
+  ssize_t m = n < 0 ? -1 : readlink(crt_fd_path(buf, fd), fp, sizeof fp - 1);
+  if (m < 0) return strdup(dest);
+  rp[n] = fp[m] = 0;
+  size_t rl = !strcmp(rp, "/") ? 0 : (size_t)n;
+  if (strncmp(fp, rp, rl) != 0 || (fp[rl] != '/' && fp[rl] != 0)) return strdup(dest);
+  return strdup(fp[rl] ? fp + rl : "/");
+}
+
 static int add_mount(crt_ckpt_desc *d, const char *kind, const char *key, const char *arg, crt_err **err) {
   if (!field_ok(key) || !field_ok(arg)) return crt_error(err, EINVAL, "mount point %s: tab or newline in its name", key);
   char *f[4] = {"mount", (char *)kind, (char *)key, (char *)arg};
@@ -241,7 +255,10 @@ static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, 
   if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, err) < 0) return -1;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
-    if (crt_mount_is_bind(m) && add_mount(d, "bind", m->destination, "", err) < 0) return -1;
+    if (!crt_mount_is_bind(m)) continue;
+    cleanup_free char *key = crt_ckpt_bind_key(s->rootfs, m->destination);
+    if (!key) return crt_error(err, ENOMEM, "checkpoint description");
+    if (add_mount(d, "bind", key, "", err) < 0) return -1;
   }
   if (cgroup_mounts(s->pid, d, err) < 0) return -1;
   /* the terminal's slave bound over /dev/console: restore binds the new one */

@@ -88,9 +88,13 @@ static int load_bundle(rctx *c, crt_err **err) {
   return c->rootfs ? 0 : -1;
 }
 
-static const crt_mount *bind_at(const crt_spec *spec, const char *dest) {
-  for (size_t i = 0; i < spec->n_mounts; i++)
-    if (crt_mount_is_bind(&spec->mounts[i]) && !strcmp(spec->mounts[i].destination, dest)) return &spec->mounts[i];
+/* The bundle's bind mount whose key (crt_ckpt_bind_key) is the image's. */
+static const crt_mount *bind_at(const crt_spec *spec, const char *rootfs, const char *key) {
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    if (!crt_mount_is_bind(&spec->mounts[i])) continue;
+    cleanup_free char *k = crt_ckpt_bind_key(rootfs, spec->mounts[i].destination);
+    if (k && !strcmp(k, key)) return &spec->mounts[i];
+  }
   return NULL;
 }
 
@@ -98,7 +102,7 @@ static const crt_mount *bind_at(const crt_spec *spec, const char *dest) {
 static int match_bundle(rctx *c, crt_err **err) {
   for (size_t i = 0; i < c->d.n_mounts; i++) {
     const crt_ckpt_mount *m = &c->d.mounts[i];
-    if (!strcmp(m->kind, "bind") && !bind_at(c->spec, m->key))
+    if (!strcmp(m->kind, "bind") && !bind_at(c->spec, c->rootfs, m->key))
       return crt_error_kind(err, CRT_ERR_INVALID, 0,
                             "the image (of container %s) has a bind mount at %s that the bundle %s does not have",
                             c->d.id, m->key, c->bundle);
@@ -219,7 +223,7 @@ static int mount_args(crt_args *a, const rctx *c, crt_err **err) {
   for (size_t i = 0; i < c->d.n_mounts; i++) {
     const crt_ckpt_mount *m = &c->d.mounts[i];
     if (!strcmp(m->kind, "bind")) {
-      const crt_mount *bm = bind_at(c->spec, m->key);
+      const crt_mount *bm = bind_at(c->spec, c->rootfs, m->key);
       crt_args_addf(a, "--external=mnt[%s]:%s", m->key, bm->source);
       continue;
     }
@@ -240,9 +244,12 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
   const crt_restore_opts *o = c->o;
   /* The cgroup is crt's, made from the config before criu runs; as in
    * runc 1.1 (whose restore leaves criu in its default, soft, mode), the
-   * mode is not passed: strict would refuse the cgroup crt made. */
+   * mode is not passed (strict would refuse the cgroup crt made), except
+   * ignore: criu then leaves the tasks where it is itself, in the new
+   * container's cgroup, whatever cgroups the image names (runc's "restore
+   * into a different cgroup"). */
   crt_criu_opts co = o->c;
-  co.manage_cgroups_mode = NULL;
+  if (!co.manage_cgroups_mode || strcmp(co.manage_cgroups_mode, "ignore") != 0) co.manage_cgroups_mode = NULL;
   crt_args_add(a, o->c.criu);
   crt_args_add(a, "restore");
   if (crt_ckpt_common_args(a, &co, c->images, c->work, log, err) < 0) return -1;

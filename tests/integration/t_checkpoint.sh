@@ -345,6 +345,90 @@ test_checkpoint_terminal_console_socket() {
 
 # A network namespace joined by path stays the bundle's: criu gets it as
 # its external (runc: extRootNetNS).
+# runc's "checkpoint and restore with bind mount whose destination is a
+# symlink": criu names the mount by where it is (/real/conf), not by the
+# config's destination (/conf, a symlink in the rootfs).
+test_checkpoint_bind_mount_dest_symlink() {
+  setup_ck
+  make_bundle "$T/b" sh -c 'i=0; while true; do i=$((i+1)); echo $i > /conf/count; sleep 0.2; done'
+  mkdir -p "$T/data" "$T/b/rootfs/real/conf"
+  ln -s real/conf "$T/b/rootfs/conf"
+  bundle_edit "$T/b" "c['mounts'].append({'destination':'/conf','type':'bind','source':'$T/data','options':['rbind','rw']})"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  wait_eval "[ \$(cat '$T/data/count') -ge 2 ]" || fail "no count in the bind mount"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -5 "$T/img/dump.log")"
+  local n; n=$(cat "$T/data/count")
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  wait_eval "[ \$(cat '$T/data/count') -gt $((n + 1)) ]" || fail "restored process does not write to the bind mount"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
+
+# runc's "checkpoint and restore with nested bind mounts": a bind inside
+# another; both are external and both come back, the inner one on top.
+test_checkpoint_nested_bind_mounts() {
+  setup_ck
+  make_bundle "$T/b" sh -c 'i=0; while true; do i=$((i+1)); echo $i > /data/sub/count; sleep 0.2; done'
+  mkdir -p "$T/data/sub" "$T/sub"
+  bundle_edit "$T/b" "c['mounts'] += [{'destination':'/data','type':'bind','source':'$T/data','options':['rbind','rw']}, {'destination':'/data/sub','type':'bind','source':'$T/sub','options':['rbind','rw']}]"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  wait_eval "[ \$(cat '$T/sub/count') -ge 2 ]" || fail "no count in the inner bind mount"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -5 "$T/img/dump.log")"
+  local n; n=$(cat "$T/sub/count")
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  wait_eval "[ \$(cat '$T/sub/count') -gt $((n + 1)) ]" || fail "restored process does not write to the inner bind mount"
+  [ ! -e "$T/data/sub/count" ] || fail "the write went to the outer mount"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
+
+# runc's "checkpoint and restore (cgroupns)": a container with its own
+# cgroup namespace comes back in one, rooted at its new cgroup.
+test_checkpoint_cgroupns() {
+  setup_ck
+  counting_bundle "$T/b"
+  bundle_edit "$T/b" "c['linux']['namespaces'].append({'type':'cgroup'})"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" || fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  local pid; pid=$(state_field "$id2" pid)
+  [ "$(readlink /proc/$pid/ns/cgroup)" != "$(readlink /proc/self/ns/cgroup)" ] || fail "restored into the host's cgroup namespace"
+  # exec into the restored container: in its cgroup namespace, at its root
+  local cg; cg=$(ck exec "$id2" cat /proc/self/cgroup) || fail "exec into the restored container"
+  assert_eq "" "$(grep -v ':/$' <<<"$cg")" "cgroup paths seen in the restored container"
+  counts "$T/out2"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
+
+# runc's "checkpoint --manage-cgroups-mode ignore and restore into a
+# different cgroup": criu leaves cgroups alone, so the restored process is
+# where the new config says.
+test_checkpoint_cgroups_ignore_other_cgroup() {
+  setup_ck
+  counting_bundle "$T/b"
+  local a=/crt-ck-a-$$ b=/crt-ck-b-$$
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='$a'"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --manage-cgroups-mode ignore --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='$b'"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" --manage-cgroups-mode ignore ||
+    fail "restore: $(tail -3 "$T/img/restore.log" 2>/dev/null)"
+  local pid; pid=$(state_field "$id2" pid)
+  assert_contains "$(grep memory "/proc/$pid/cgroup")" ":$b"
+  [ ! -d "/sys/fs/cgroup/memory$a" ] || fail "the old cgroup $a is left"
+  counts "$T/out2"
+  ck delete -f "$id2"
+  [ ! -d "/sys/fs/cgroup/memory$b" ] || fail "$b left after delete"
+  kdat_cleanup
+}
+
 test_checkpoint_joined_netns() {
   setup_ck
   unshare -n sleep 60 &
