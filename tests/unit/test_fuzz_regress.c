@@ -1,4 +1,4 @@
-/* Replays tests/fuzz/regress/{config,mountopts,state,signal,mountinfo}/ (inputs the
+/* Replays tests/fuzz/regress/{config,mountopts,state,signal,mountinfo,gvariant}/ (inputs the
  * fuzzers crashed on, plus a seed each so that an empty directory cannot
  * pass) through the harness bodies in tests/fuzz/harness.h, so that `make
  * unit-asan` runs them under ASan/UBSan. */
@@ -49,6 +49,7 @@ static void test_regress_mountopts(void **state) { assert_true(replay("mountopts
 static void test_regress_state(void **state) { assert_true(replay("state", fuzz_state_one) > 0); }
 static void test_regress_signal(void **state) { assert_true(replay("signal", fuzz_signal_one) > 0); }
 static void test_regress_mountinfo(void **state) { assert_true(replay("mountinfo", fuzz_mountinfo_one) > 0); }
+static void test_regress_gvariant(void **state) { assert_true(replay("gvariant", fuzz_gvariant_one) > 0); }
 
 /* What the signal fuzzer found, spelled out, and runc 1.1's forms: it has
  * no RTMIN/RTMAX names and no aliases, and takes any strconv.Atoi number,
@@ -174,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_regress_state),
       cmocka_unit_test(test_regress_signal),
       cmocka_unit_test(test_regress_mountinfo),
+      cmocka_unit_test(test_regress_gvariant),
       cmocka_unit_test(test_signal_runc_forms),
       cmocka_unit_test(test_state_deep_nesting),
       cmocka_unit_test(test_state_parse),
