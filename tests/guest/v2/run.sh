@@ -2,7 +2,7 @@
 # make check-v2: boots Debian's kernel under qemu (TCG) on a busybox
 # initramfs with every controller on a pure cgroup2 hierarchy, and runs
 # tests/guest/v2/checks.sh there for crt, runc and crun alike.
-# GUEST_RUNTIMES="crt runc" picks runtimes.
+# GUEST_RUNTIMES="crt runc" picks runtimes, GUEST_CHECKS="io devices" checks.
 set -eu
 cd "$(dirname "$0")/../../.."
 . tests/guest/lib.sh
@@ -19,6 +19,7 @@ guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy
 install -m 755 tests/guest/v2/init "$root/init"
 cp tests/guest/v2/checks.sh "$root/guest/"
 echo "${GUEST_RUNTIMES:-crt runc crun}" >"$root/guest/runtimes"
+echo "${GUEST_CHECKS:-}" >"$root/guest/checks" # empty: all
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 printf 'root:x:0:\n' >"$root/etc/group"
 # The containers' rootfs: busybox and its applets.
