@@ -13,7 +13,7 @@ part() { # name, command...
   "$@" 2>&1 | tee "$log/$name.out"
   local r=${PIPESTATUS[0]}
   local line
-  line=$(grep -E '^[a-z-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log/$name.out" | tail -1)
+  line=$(grep -E '^[a-z0-9-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log/$name.out" | tail -1)
   local p f
   p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+'); f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
   [ -n "$line" ] || { p=0; f=1; }

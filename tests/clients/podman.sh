@@ -168,6 +168,20 @@ if "$criu" check >/dev/null 2>&1; then
   sleep 1
   ok_has " $(pm logs "$c" 2>&1 | tr '\n' ' ')" " $n $((n + 1)) " "restore: goes on counting after $n"
   out=$(pm rm -f -t 0 "$c" 2>&1) || bad "rm -f after restore: $out"
+  # with a terminal (podman run -dt): crt dumps the pty slave as external
+  # and restore hands conmon a new master over --console-socket
+  c=$P-ckt
+  out=$(pm run -dt --name "$c" "$IMG" sh -c 'i=0; while :; do i=$((i+1)); echo $i; sleep 0.2; done' 2>&1) || die "run -dt: $out"
+  sleep 1
+  out=$(PATH=$W/bin:$PATH pm container checkpoint "$c" 2>&1) || bad "terminal: container checkpoint: $out"
+  ok_eq "exited" "$(pm inspect --format '{{.State.Status}}' "$c" 2>&1)" "terminal checkpoint: the container stopped"
+  n=$(pm logs "$c" 2>&1 | tr -d '\r' | grep -E '^[0-9]+$' | tail -n1)
+  out=$(PATH=$W/bin:$PATH pm container restore "$c" 2>&1) || bad "terminal: container restore: $out"
+  ok_eq "running 0" "$(status "$c")" "terminal restore: running again"
+  sleep 1
+  ok_has " $(pm logs "$c" 2>&1 | tr -d '\r' | tr '\n' ' ')" " $((n + 1)) " "terminal restore: goes on counting after $n on the new console"
+  ok_has "$(pm exec "$c" readlink /proc/1/fd/0 2>&1)" "/dev/pts/" "terminal restore: the process's stdin is a terminal"
+  out=$(pm rm -f -t 0 "$c" 2>&1) || bad "rm -f after the terminal restore: $out"
   [ -s /run/criu.kdat.tmp ] || rm -f /run/criu.kdat.tmp   # criu 4.2 leaves it empty
   did_ck=1
 else
@@ -197,6 +211,7 @@ delete --force ID
 checkpoint --help
 checkpoint --image-path $V/checkpoint --work-path $V ID
 $L W/rr/vfs-containers/ID/userdata/oci-log restore --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile --detach --image-path $V/checkpoint --work-path $V ID
+$L W/rr/vfs-containers/ID/userdata/oci-log restore --bundle $V --pid-file W/rr/vfs-containers/ID/userdata/pidfile --detach --image-path $V/checkpoint --work-path $V --console-socket SOCKET ID
 EXP
 )
 required=$(grep -Ev '^(state|kill --all)' <<<"$allowed")
