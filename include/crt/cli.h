@@ -16,6 +16,7 @@ typedef struct {
   const char *criu;
   bool debug;
   bool systemd_cgroup;
+  bool root_given;        /* --root was on the command line */
   char **argv0;           /* the original argv, for re-exec */
 } crt_globals;
 

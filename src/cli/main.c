@@ -88,7 +88,10 @@ int main(int argc, char **argv) {
   int c;
   while ((c = crt_getopt(argc, argv, "+hv", opts, NULL)) != -1) {
     switch (c) {
-    case O_ROOT: crt_g.root = optarg; break;
+    case O_ROOT:
+      crt_g.root = optarg;
+      crt_g.root_given = true;
+      break;
     case O_LOG: crt_g.log = optarg; break;
     case O_LOGFMT:
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))

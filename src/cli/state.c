@@ -47,14 +47,16 @@ int crt_cmd_state(int argc, char **argv) {
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The entries of the state root, sorted; none when it does not exist. */
-static int list_names(const char *dir, char ***out, size_t *count, crt_err **err) {
+/* A missing default root is an empty list (no container made yet); a
+ * missing --root is an error, as in runc >= 1.2. */
+static int list_names(const char *dir, bool given, char ***out, size_t *count, crt_err **err) {
   DIR *d = opendir(dir);
   char **names = NULL;
   size_t n = 0;
   if (!d) {
     *out = NULL;
     *count = 0;
-    return errno == ENOENT ? 0 : crt_error(err, errno, "open %s", dir);
+    return errno == ENOENT && !given ? 0 : crt_error(err, errno, "open %s", dir);
   }
   struct dirent *e;
   while ((e = readdir(d))) {
@@ -245,7 +247,7 @@ int crt_cmd_list(int argc, char **argv) {
   cleanup_err crt_err *err = NULL;
   char **names = NULL;
   size_t n = 0;
-  if (list_names(crt_g.root, &names, &n, &err) < 0) return crt_fail(err);
+  if (list_names(crt_g.root, crt_g.root_given, &names, &n, &err) < 0) return crt_fail(err);
   bool json = !strcmp(format, "json");
   list_table t = {.rows = calloc(n + 1, sizeof *t.rows)};
   if (!t.rows) n = 0;

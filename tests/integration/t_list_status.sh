@@ -192,3 +192,16 @@ PY
   for id in "${ids[@]}"; do crt delete -f "$id" || fail "delete -f $id"; done
   assert_eq "" "$(crt list -q)" "list -q after delete"
 }
+
+# runc >= 1.2: a --root that does not exist is an error for list (runc 1.1
+# made the directory and listed nothing).
+test_list_missing_root_fails() {
+  run_rc "$CRT_BIN" --root "$T/no/such/root" list
+  if runc_before_1_2; then
+    assert_eq 0 "$rc" "runc 1.1: list of a missing root"
+    return 0
+  fi
+  assert_eq 1 "$rc" "list of a missing --root: $out"
+  assert_contains "$out" "$T/no/such/root"
+  [ ! -e "$T/no" ] || fail "list made the missing root"
+}
