@@ -383,6 +383,10 @@ static int append_annotations(sd_bus_message *m, const crt_spec *spec, crt_err *
       if (v.v) crt_gvariant_free(&v);
       return crt_error_wrap(err, "annotations[\"%s\"]: value \"%s\"", kv->key, kv->value ? kv->value : "");
     }
+    if (v.type == 'h') { /* a D-Bus handle is an fd: never one of ours */
+      crt_gvariant_free(&v);
+      return crt_error(err, 0, "annotations[\"%s\"]: a handle is not a property value", kv->key);
+    }
     int rc = append_variant(m, sec ? usec : name, &v);
     crt_gvariant_free(&v);
     if (rc < 0) return crt_error(err, -rc, "annotations[\"%s\"]: add to the unit's properties", kv->key);

@@ -158,6 +158,9 @@ c['annotations']={'org.systemd.property.TimeoutStopUSec':'uint64 123456789','org
   bundle_edit "$T/b" "c['annotations']={'org.systemd.property.TimeoutStopSec':\"'x'\"}"
   run_rc "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id"
   assert_contains "$out" "a time in seconds must be a number"
+  bundle_edit "$T/b" "c['annotations']={'org.systemd.property.X':'handle 0'}"
+  run_rc "$CRT_BIN" --root "$CRT_ROOT" --systemd-cgroup run -d -b "$T/b" "$id"
+  assert_contains "$out" 'annotations["org.systemd.property.X"]: a handle is not a property value'
 }
 test_systemd_cgroup_properties() { in_sd_ns _systemd_properties; }
 
