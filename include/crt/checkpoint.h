@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "crt/error.h"
+#include "crt/spec.h"
 
 /* What checkpoint and restore share (runc's flags of the same names). */
 typedef struct {
@@ -60,6 +61,19 @@ void crt_ckpt_desc_free(crt_ckpt_desc *d);
  * it, as runc's SecureJoin; dest itself when it does not resolve.
  * malloc'd, NULL when out of memory. */
 char *crt_ckpt_bind_key(const char *rootfs, const char *dest);
+
+/* The container's own CRIU configuration file, as runc: the annotation
+ * org.criu.config names it ("" for none); without the annotation
+ * /etc/criu/runc.conf when it exists (the file runc reads, so a drop-in
+ * keeps its settings).  NULL: none. */
+const char *crt_ckpt_config_file(const crt_spec *spec);
+/* Puts --config=FILE into args (after the command) and leaves out every
+ * option of crt's that the file sets: runc's RPC lets the file override
+ * the request, criu's command line would let crt's options win.  When the
+ * file names a log-file, *log (malloc'd, what errors quote) becomes it
+ * (relative to work). */
+struct crt_args;
+int crt_ckpt_apply_config(struct crt_args *a, const char *file, const char *work, char **log, crt_err **err);
 
 /* Parts of the criu command line both commands build. */
 struct crt_args;

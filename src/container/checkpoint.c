@@ -184,6 +184,76 @@ int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images
   return 0;
 }
 
+/* ---- the container's CRIU config file (org.criu.config) ---- */
+
+#define CRIU_DEFAULT_CONFIG "/etc/criu/runc.conf"
+
+const char *crt_ckpt_config_file(const crt_spec *spec) {
+  for (size_t i = 0; spec && i < spec->annotations.len; i++)
+    if (!strcmp(spec->annotations.v[i].key, "org.criu.config")) {
+      const char *v = spec->annotations.v[i].value;
+      return v && *v ? v : NULL;
+    }
+  return access(CRIU_DEFAULT_CONFIG, F_OK) == 0 ? CRIU_DEFAULT_CONFIG : NULL;
+}
+
+/* The option a config line sets ("log-file=x", "log-file x", "--tcp-close"):
+ * its name, cut at '=' or blank, into buf; false for blanks and comments. */
+static bool config_key(const char *line, char *buf, size_t len, const char **value) {
+  line += strspn(line, " \t");
+  if (!strncmp(line, "--", 2)) line += 2;
+  size_t n = strcspn(line, "= \t\n#");
+  if (!n || n >= len) return false;
+  memcpy(buf, line, n);
+  buf[n] = 0;
+  const char *v = line + n;
+  v += strspn(v, "= \t");
+  if (value) *value = v;
+  return true;
+}
+
+static bool arg_is(const char *arg, const char *key) {
+  size_t n = strlen(key);
+  return !strncmp(arg, "--", 2) && !strncmp(arg + 2, key, n) && (arg[2 + n] == 0 || arg[2 + n] == '=');
+}
+
+int crt_ckpt_apply_config(crt_args *a, const char *file, const char *work, char **log, crt_err **err) {
+  cleanup_free char *text = NULL;
+  if (crt_read_file(file, 1 << 20, &text, NULL, err) < 0) return crt_error_wrap(err, "CRIU config file (org.criu.config)");
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char key[128];
+    const char *value = NULL;
+    if (!config_key(l, key, sizeof key, &value)) continue;
+    size_t w = 2; /* the binary and the command stay */
+    for (size_t r = 2; r < a->n; r++) {
+      if (arg_is(a->v[r], key)) free(a->v[r]);
+      else a->v[w++] = a->v[r];
+    }
+    a->n = w;
+    a->v[w] = NULL;
+    if (!strcmp(key, "log-file") || !strcmp(key, "o")) {
+      char *nl = NULL;
+      size_t vl = strcspn(value, " \t\r\n");
+      if (asprintf(&nl, "%s%s%.*s", value[0] == '/' ? "" : work, value[0] == '/' ? "" : "/", (int)vl, value) < 0)
+        return crt_error(err, ENOMEM, "criu log");
+      free(*log);
+      *log = nl;
+    }
+  }
+  /* --config right after the command */
+  crt_args_add(a, "");
+  if (a->oom) return crt_error(err, ENOMEM, "criu arguments");
+  char *slot = a->v[a->n - 1];
+  memmove(a->v + 3, a->v + 2, (a->n - 3) * sizeof *a->v);
+  free(slot);
+  if (asprintf(&a->v[2], "--config=%s", file) < 0) {
+    a->v[2] = NULL;
+    a->oom = true;
+    return crt_error(err, ENOMEM, "criu arguments");
+  }
+  return 0;
+}
+
 /* ---- checkpoint ---- */
 
 char *crt_ckpt_bind_key(const char *rootfs, const char *dest) {
@@ -329,6 +399,8 @@ static int dump(const crt_checkpoint_opts *o, const crt_state *s, crt_err **err)
     crt_error(err, ENOMEM, "criu log");
     goto out;
   }
+  const char *config = crt_ckpt_config_file(spec);
+  if (config && crt_ckpt_apply_config(&a, config, work, &log, err) < 0) goto out;
   crt_criu_run_opts ro = {.log = log};
   if (crt_criu_run(&a, &ro, err) < 0) goto out;
   if (!o->c.pre_dump && crt_ckpt_desc_save(images, &d, err) < 0) goto out;

@@ -350,6 +350,8 @@ static int run_criu(rctx *c, crt_err **err) {
   if (asprintf(&log, "%s/restore.log", c->work) < 0) return crt_error(err, ENOMEM, "criu log");
   if (crt_mkdir_p(c->work, 0700, err) < 0) return -1;
   int rc = restore_args(&a, c, log, err);
+  const char *config = crt_ckpt_config_file(c->spec);
+  if (rc == 0 && config) rc = crt_ckpt_apply_config(&a, config, c->work, &log, err);
   crt_criu_run_opts ro = {.setup = child_setup, .setup_arg = c, .before_exec = enter_cgroup, .before_arg = c,
                           .log = log};
   if (rc == 0) rc = crt_criu_run(&a, &ro, err);

@@ -429,6 +429,50 @@ test_checkpoint_cgroups_ignore_other_cgroup() {
   kdat_cleanup
 }
 
+# runc's "checkpoint and restore with container specific CRIU config": the
+# org.criu.config annotation names a CRIU config file whose options win over
+# crt's (here its log-file); without the annotation /etc/criu/runc.conf is
+# read, as runc does, and an empty annotation reads none.
+test_checkpoint_criu_config_annotation() {
+  setup_ck
+  counting_bundle "$T/b"
+  echo "log-file=ck-from-config.log" >"$T/criu.conf"
+  bundle_edit "$T/b" "c['annotations']={'org.criu.config':'$T/criu.conf'}"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out"
+  counts "$T/out"
+  ck checkpoint --image-path "$T/img" --work-path "$T/work" "$id" || fail "checkpoint: $(tail -3 "$T/work/ck-from-config.log")"
+  [ -s "$T/work/ck-from-config.log" ] || fail "the config file's log-file was not used: $(ls "$T/work")"
+  [ ! -e "$T/work/dump.log" ] || fail "crt's dump.log was written although the config names another log"
+  restore_piped "$id2" "$T/b" "$T/img" "$T/out2" --work-path "$T/work2" ||
+    fail "restore: $(tail -3 "$T/work2/ck-from-config.log" 2>/dev/null)"
+  [ -s "$T/work2/ck-from-config.log" ] || fail "restore: the config file's log-file was not used: $(ls "$T/work2")"
+  counts "$T/out2"
+  ck delete -f "$id2"
+  # a config file that cannot be read: the error says which
+  bundle_edit "$T/b" "c['annotations']={'org.criu.config':'$T/no-such.conf'}"
+  run_piped "$id" "$T/b" "$T/out3"
+  run_rc ck checkpoint --image-path "$T/img3" "$id"
+  assert_eq 1 "$rc" "checkpoint with a missing CRIU config file"
+  assert_contains "$out" "CRIU config file (org.criu.config)"
+  assert_contains "$out" "$T/no-such.conf"
+  assert_eq running "$(state_field "$id" status)" "the container after the refused checkpoint"
+  ck delete -f "$id"
+  # no annotation: /etc/criu/runc.conf, when this machine has none of its own
+  if [ ! -e /etc/criu/runc.conf ]; then
+    mkdir -p /etc/criu
+    echo "log-file=from-runc-conf.log" >/etc/criu/runc.conf
+    bundle_edit "$T/b" "c.pop('annotations',None)"
+    run_piped "$id" "$T/b" "$T/out4"
+    counts "$T/out4"
+    ck checkpoint --image-path "$T/img4" "$id"; rc=$?
+    rm -f /etc/criu/runc.conf; rmdir /etc/criu 2>/dev/null
+    assert_eq 0 "$rc" "checkpoint with /etc/criu/runc.conf"
+    [ -s "$T/img4/from-runc-conf.log" ] || fail "/etc/criu/runc.conf was not read: $(ls "$T/img4")"
+  fi
+  kdat_cleanup
+}
+
 test_checkpoint_joined_netns() {
   setup_ck
   unshare -n sleep 60 &
