@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,7 @@ static int await_reply_job(sd_bus *bus, job_wait *w, sd_bus_message *reply, cons
  * again at every daemon-reload, so a limit it does not know would be
  * reset to its default there. */
 typedef struct {
-  crt_u64 mem_max, mem_low, swap_max, tasks_max, weight, quota_per_sec, period;
+  crt_u64 mem_max, mem_low, swap_max, mem_high, mem_min, tasks_max, weight, quota_per_sec, period;
 } sd_limits;
 
 static void set_u64(crt_u64 *f, uint64_t v) {
@@ -264,6 +265,51 @@ static bool file_value(const cg_driver *d, const char *path, const char *ctrl, c
   return ok;
 }
 
+/* A unified value: a number, or "max" (UINT64_MAX). */
+static bool unified_u64(const char *v, uint64_t *out) {
+  if (!strcmp(v, "max")) {
+    *out = UINT64_MAX;
+    return true;
+  }
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (errno || end == v || *end || v[0] == '-') return false;
+  *out = n;
+  return true;
+}
+
+/* The unified keys systemd has properties for (runc's
+ * unifiedResToSystemdProps): they would be reset at a daemon-reload
+ * otherwise.  Keys without one stay cgroupfs-only. */
+static int unified_limits(const crt_kvv *u, sd_limits *l, crt_err **err) {
+  static const struct {
+    const char *key;
+    size_t off;
+  } keys[] = {{"memory.max", offsetof(sd_limits, mem_max)},   {"memory.low", offsetof(sd_limits, mem_low)},
+              {"memory.high", offsetof(sd_limits, mem_high)}, {"memory.min", offsetof(sd_limits, mem_min)},
+              {"memory.swap.max", offsetof(sd_limits, swap_max)}, {"pids.max", offsetof(sd_limits, tasks_max)},
+              {"cpu.weight", offsetof(sd_limits, weight)}};
+  for (size_t i = 0; i < u->len; i++) {
+    const char *k = u->v[i].key, *v = u->v[i].value ? u->v[i].value : "";
+    uint64_t n;
+    if (!strcmp(k, "cpu.max")) {
+      char q[32];
+      unsigned long long period = 100000;
+      if (sscanf(v, "%31s %llu", q, &period) < 1 || !unified_u64(q, &n))
+        return crt_error(err, 0, "unified.cpu.max: \"%s\" is not \"QUOTA [PERIOD]\"", v);
+      cpu_quota(l, n == UINT64_MAX ? -1 : (int64_t)n, period);
+      continue;
+    }
+    for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
+      if (strcmp(k, keys[j].key)) continue;
+      if (!unified_u64(v, &n)) return crt_error(err, 0, "unified.%s: \"%s\" is not a number or \"max\"", k, v);
+      set_u64((crt_u64 *)((char *)l + keys[j].off), n);
+    }
+  }
+  return 0;
+}
+
 /* What r sets, as runc derives it.  At update (d set) a quota or a swap
  * given alone is paired with the period or limit the cgroup already has. */
 static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const char *path, sd_limits *l,
@@ -296,7 +342,7 @@ static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const 
     if (ok && !period && p > 0) period = (uint64_t)p;
   }
   if (quota || period) cpu_quota(l, quota, period);
-  return 0;
+  return v2 ? unified_limits(&r->unified, l, err) : 0;
 }
 
 static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
@@ -306,6 +352,8 @@ static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
   } props[] = {{&l->mem_max, "MemoryMax", "MemoryLimit"},
                {&l->mem_low, "MemoryLow", NULL},
                {&l->swap_max, "MemorySwapMax", NULL},
+               {&l->mem_high, "MemoryHigh", NULL},
+               {&l->mem_min, "MemoryMin", NULL},
                {&l->tasks_max, "TasksMax", "TasksMax"},
                {&l->weight, "CPUWeight", "CPUShares"},
                {&l->period, "CPUQuotaPeriodUSec", "CPUQuotaPeriodUSec"},

@@ -179,6 +179,25 @@ c_reload_more() {
   return $bad
 }
 
+# A daemon-reload keeps what crt wrote to cgroupfs only (cpuset, the
+# device filter: systemd leaves a delegated scope's files alone) and a
+# unified key systemd has a property for (memory.high -> MemoryHigh, as
+# runc's unifiedResToSystemdProps: systemd rewrites memory.high).
+c_reload_files() {
+  mm=$(cat /sys/block/vda/dev)
+  bundle 'sleep 100' '.linux.resources.cpu = {"cpus": "0"} | .linux.resources.unified = {"memory.high": "52428800"}
+    | .linux.devices = [{"path": "/dev/vda", "type": "b", "major": '"${mm%:*}"', "minor": '"${mm#*:}"'}]'
+  run_d || return 1
+  local bad=0
+  timeout 60 systemctl daemon-reload || why "daemon-reload" || return 1
+  expect "cpuset.cpus after daemon-reload" 0 "$(cat $CG$C/cpuset.cpus)" || bad=1
+  expect "memory.high after daemon-reload" 52428800 "$(cat $CG$C/memory.high)" || bad=1
+  expect "MemoryHigh (from unified)" 52428800 "$(prop MemoryHigh)" || bad=1
+  rt exec "$ID" dd if=/dev/vda of=/dev/null count=1 >"$T/out" 2>&1 && { why "read /dev/vda after daemon-reload"; bad=1; }
+  rt exec "$ID" sh -c 'echo x >/dev/null' >"$T/out" 2>&1 || why "write /dev/null after daemon-reload: $(cat "$T/out")" || bad=1
+  return $bad
+}
+
 # delete -f stops the unit and the cgroup goes.
 c_delete() {
   bundle 'sleep 100'
@@ -331,7 +350,7 @@ c_nothing_left() {
   expect "containers left behind" "" "$(rt list -q)"
 }
 
-CHECKS="systemd_pid1 scope default_path resources update annotations daemon_reload reload_more delete
+CHECKS="systemd_pid1 scope default_path resources update annotations daemon_reload reload_more reload_files delete
  create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker nothing_left"
 
 for RT_NAME in "$@"; do
