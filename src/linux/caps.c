@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 /* process.capabilities, applied in two steps around setgid/setuid. */
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -100,15 +101,13 @@ int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
     return crt_error(err, errno, "clearing the ambient capabilities");
   for (int cap = 0; cap < 64; cap++) {
     if (!(amb & (UINT64_C(1) << cap))) continue;
-    /* runc's default spec lists ambient caps without inheritable ones; the
-     * kernel cannot raise those, and runc and crun skip them: so do we. */
-    if (!(inh & prm & (UINT64_C(1) << cap))) {
-      crt_debug("ambient capability %s skipped: not in both permitted and inheritable", cap_names[cap]);
-      continue;
-    }
-    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
-      return crt_error(err, errno, "raising ambient capability %s (it must be permitted and inheritable too)",
-                       cap_names[cap]);
+    /* runc >= 1.2: a cap the kernel will not raise (not permitted and
+     * inheritable) is a warning, the container runs without it. */
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) == 0) continue;
+    char why[64]; /* Go's errno text, as runc prints it: first letter lowered */
+    snprintf(why, sizeof why, "%s", strerror(errno));
+    why[0] = (char)tolower((unsigned char)why[0]);
+    crt_warn("can't raise ambient capability %s: %s", cap_names[cap], why);
   }
   return 0;
 }

@@ -78,8 +78,8 @@ PY
 }
 
 # Guards crt_log_hold (src/util/log.c): the init's debug lines (its stages,
-# and the ambient capability notes of crt_process_finalize, which come
-# after stdio moved to the pty) go to create's stderr, never to the
+# and any warning of crt_process_finalize, which comes after stdio moved to
+# the pty) go to create's stderr, never to the
 # container's terminal; and create's stderr is not held open after create
 # (the $(...) below returns).
 test_debug_init_lines_not_on_the_terminal() {

@@ -538,13 +538,34 @@ test_unknown_capability_in_config() {
   make_bundle "$T/b" true
   local set id
   for set in bounding effective permitted ambient; do
-    bundle_edit "$T/b" "c['process']['capabilities']={k: [x for x in v if 'BOGUS' not in x] + (['CAP_BOGUS_$set'] if k == '$set' else []) for k, v in c['process']['capabilities'].items()}"
+    bundle_edit "$T/b" "c['process']['capabilities'].setdefault('ambient', list(c['process']['capabilities']['permitted'])); c['process']['capabilities']={k: [x for x in v if 'BOGUS' not in x] + (['CAP_BOGUS_$set'] if k == '$set' else []) for k, v in c['process']['capabilities'].items()}"
     id=$(new_id)
     run_rc crt run -b "$T/b" "$id" </dev/null
     assert_eq 1 "$rc" "run with an unknown capability in $set"
     assert_contains "$out" ".process.capabilities.$set[3]: unknown capability \"CAP_BOGUS_$set\""
     [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left behind"
   done
+}
+
+# Guards crt_caps_apply (src/linux/caps.c): an ambient capability that is
+# not also inheritable cannot be raised; runc >= 1.2 warns ("can't raise
+# ambient capability CAP_CHOWN: operation not permitted") and runs the
+# container without it, the others raised (runc's capabilities.bats);
+# runc 1.1.5 skips it silently.  The default spec lists no ambient caps
+# (as runc >= 1.2's), so a default container warns about nothing.
+test_ambient_not_inheritable_warns() {
+  make_bundle "$T/b" grep CapAmb /proc/self/status
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "default spec run: $out"
+  assert_not_contains "$out" "ambient"
+  bundle_edit "$T/b" "k=c['process']['capabilities']; k['inheritable']=['CAP_KILL']; k['ambient']=['CAP_KILL', 'CAP_CHOWN']; k['permitted'].append('CAP_CHOWN'); k['bounding'].append('CAP_CHOWN')"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run: $out"
+  # CAP_KILL is 5: 0x20; CAP_CHOWN (0) not raised
+  assert_contains "$out" "CapAmb:	0000000000000020"
+  if runc_before_1_2; then assert_not_contains "$out" "CAP_CHOWN"; return 0; fi
+  assert_contains "$out" "can't raise ambient capability CAP_CHOWN: operation not permitted"
+  assert_not_contains "$out" "CAP_KILL:"
 }
 
 # Guards crt-stub for `crt exec` (CVE-2019-5736): the process entering the

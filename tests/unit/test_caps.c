@@ -249,8 +249,8 @@ static void test_ambient_survives_execve(void **state) {
   assert_int_equal(s.bnd, want | BIT(CHOWN));
 }
 
-/* runc's default spec asks for ambient caps without inheritable ones: the
- * kernel cannot raise them, so they are skipped (as runc and crun do). */
+/* An ambient cap without its inheritable one: the kernel cannot raise it;
+ * runc >= 1.2 warns and goes on without it, so does crt. */
 static void test_ambient_without_inheritable_is_skipped(void **state) {
   crt_capabilities c = {
     .bounding = STRV("CAP_CHOWN"),
