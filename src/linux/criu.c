@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 
 void crt_args_add(crt_args *a, const char *s) {
   if (a->oom) return;
@@ -118,6 +119,19 @@ static char *log_errors(const char *log) {
   return out;
 }
 
+/* --debug: the whole command line, as the setup left it. */
+static void debug_argv(const crt_args *args) {
+  if (!crt_log_debug_enabled()) return;
+  char line[4096];
+  size_t at = 0;
+  for (size_t i = 0; i < args->n && at < sizeof line; i++) {
+    int w = snprintf(line + at, sizeof line - at, "%s%s", i ? " " : "", args->v[i]);
+    if (w < 0) return;
+    at += (size_t)w;
+  }
+  crt_debug("criu: exec %s%s", line, at >= sizeof line ? "..." : "");
+}
+
 /* The child: setup, then exec; a failure before exec goes up errpipe. */
 static void child(crt_args *args, const crt_criu_run_opts *o, int go, int errpipe) {
   char msg[512] = "";
@@ -129,6 +143,7 @@ static void child(crt_args *args, const crt_criu_run_opts *o, int go, int errpip
     _exit(1);
   }
   signal(SIGPIPE, SIG_DFL);
+  debug_argv(args);
   execvp(args->v[0], args->v);
   snprintf(msg, sizeof msg, "exec %s: %s", args->v[0], strerror(errno));
   if (write(errpipe, msg, strlen(msg)) < 0) _exit(127);
@@ -186,6 +201,7 @@ int crt_criu_run(crt_args *args, const crt_criu_run_opts *o, crt_err **err) {
   close(gop[1]); /* on failure: the child reads EOF and exits */
   if (rc == 0) rc = child_result(args, o, pid, ep[0], err);
   else waitpid(pid, NULL, 0);
+  if (rc == 0) crt_debug("criu %s: done (log: %s)", args->n > 1 ? args->v[1] : "run", o->log ? o->log : "none");
   close(ep[0]);
   return rc;
 }

@@ -595,3 +595,28 @@ _v2_checkpoint() {
   kdat_cleanup
 }
 test_checkpoint_cgroup2() { in_cg2 _v2_checkpoint; }
+# runc's "checkpoint and restore (with --debug)": the global --debug
+# changes nothing but the runtime's own log: both succeed, the debug lines
+# go to the runtime's stderr (crt: the criu command line it ran, from
+# crt_criu_run), none to the restored process's stdio.
+test_checkpoint_debug() {
+  setup_ck
+  counting_bundle "$T/b"
+  local id id2; id=$(new_id); id2=$(new_id)
+  run_piped "$id" "$T/b" "$T/out1"
+  counts "$T/out1"
+  ck --debug checkpoint --image-path "$T/img" "$id" 2>"$T/ck.err" || fail "checkpoint: $(cat "$T/ck.err")"
+  assert_contains "$(cat "$T/ck.err")" "level=debug"
+  ck --debug restore -d -b "$T/b" --image-path "$T/img" "$id2" 0< <(:) > >(cat >"$T/out2") 2>"$T/rs.err" ||
+    fail "restore: $(cat "$T/rs.err")"
+  assert_contains "$(cat "$T/rs.err")" "level=debug"
+  counts "$T/out2"
+  assert_not_contains "$(cat "$T/out2")" "level="
+  if is_crt; then
+    assert_contains "$(cat "$T/ck.err")" "criu: exec $CK_CRIU dump"
+    assert_contains "$(cat "$T/rs.err")" "criu: exec $CK_CRIU restore"
+    assert_contains "$(cat "$T/rs.err")" "criu restore: done"
+  fi
+  ck delete -f "$id2"
+  kdat_cleanup
+}
