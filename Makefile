@@ -47,7 +47,7 @@ all: crt
 crt: $(OBJS) $(STUB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-build/stub/crt-stub: src/stub/crt-stub.c include/crt/execfifo.h
+build/stub/crt-stub: src/stub/crt-stub.c include/crt/wire.h
 	@mkdir -p $(dir $@)
 	$(CC) $(STUB_CFLAGS) $(STUB_LDFLAGS) -o $@ $<
 

@@ -7,29 +7,21 @@
  * is O_CLOEXEC, and the only writer, so start reads EOF exactly when the
  * user's execve happened.  Anything after that first byte is the init's
  * error message.  While the FIFO exists the container is "created".
- *
- * The protocol part is also included by crt-stub (freestanding), which
- * parks on the FIFO with raw system calls. */
+ * The bytes (crt/wire.h) are also crt-stub's, which parks on the FIFO with
+ * raw system calls. */
 #ifndef CRT_EXECFIFO_H
 #define CRT_EXECFIFO_H
 
 #define CRT_FIFO_NAME "exec.fifo"
 /* beside it: what the parked init's /proc/PID/exe was when create ended */
 #define CRT_FIFO_PARKED_NAME "exec.parked"
-/* written by the init once start opened the FIFO */
-#define CRT_FIFO_OPENED "0"
-/* what create fills the pipe with (start skips it) */
-#define CRT_FIFO_FILL "\0"
-/* After CRT_FIFO_OPENED: a failing startContainer hook's message follows;
- * start then destroys the container (runtime.md lifecycle step 7 -> 12). */
-#define CRT_FIFO_HOOK_FAILED "\2"
 
-#if __STDC_HOSTED__
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "crt/state.h"
 #include "crt/error.h"
+#include "crt/state.h"
+#include "crt/wire.h"
 
 /* create: makes the FIFO in dir (0600: only crt opens it by name) and
  * opens it O_RDWR (*fd, O_CLOEXEC), its pipe filled: the fd the init
@@ -71,6 +63,4 @@ int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err);
  * parked: crt_exec_fifo_parked_id's record, NULL: none in state.json (an
  * older crt's container: its exec.parked file, if any). */
 bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked);
-#endif
-
 #endif

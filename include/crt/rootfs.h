@@ -25,12 +25,13 @@ typedef struct {
   void *source_arg;
   bool host_binds;          /* the runtime may also open plain bind sources the init cannot reach
                              * (not rootless: it has no more rights than the init) */
-  /* The init's late join of its v1 cgroup (init.c): called before the
-   * first mount whose result may depend on the caller's cgroup (any but
-   * proc, sysfs, tmpfs, devpts, mqueue and binds: a cgroup mount reads it,
-   * a device's filesystem opens the device) and before any device node is
-   * made, in any case; it returns at once after its first call.  NULL:
-   * none (in its cgroup already). */
+  /* The init's wait for its cgroup (init.c: the answer to CGROUP, which
+   * also sets cgroup_path): called before the first mount whose result may
+   * depend on the caller's cgroup (any but proc, sysfs, tmpfs, devpts,
+   * mqueue and binds: a cgroup mount reads it, a device's filesystem opens
+   * the device) and before any device node is made, in any case; it
+   * returns at once after its first call.  NULL: none (in its cgroup
+   * already). */
   int (*cgroup_join)(void *arg, crt_err **err);
   void *cgroup_join_arg;
 } crt_rootfs_config;

@@ -1,56 +1,10 @@
 /* create: fork the init into its namespaces, set up the rootfs and the
  * process, park it on the exec FIFO.  This file is the runtime side; the
- * init's is init.c.  They talk over a SOCK_SEQPACKET socketpair, one
- * message per step:
- *
- *   parent                          init
- *   [mkdir the cgroup, open it (v2,
- *    hybrid's unified one); v1 with
- *    a user namespace or a shared
- *    rootfsPropagation: all of it,
- *    resources, devices, its tasks
- *    files open]
- *   clone ------------------------> (in new namespaces; born in its cgroup2
- *                                   cgroup: clone3 CLONE_INTO_CGROUP; into
- *                                   the v1 ones made before by itself:
- *                                   "0" to tasks)
- *   [v1 otherwise (v1_late): the    (pure v1: unshare its network ns) lo,
- *    cgroup made and configured     sysctl, hostname, the mounts that need
- *                                   no cgroup (proc, /dev, /dev/pts, /sys...)
- *    now, its tasks files opened,
- *    CGROUP_JOIN + those fds -----> awaited before the first mount that may
- *                                   need the cgroup (cgroup, a device's
- *                                   filesystem), the /dev nodes, PRESTART:
- *                                   "0" to each, fds closed, unshare cgroup
- *                                   ns; no CGROUP_DONE follows]
- *   rescue file (pid); state.json
- *   too if a hook runs before READY
- *   write uid/gid maps, MAPS_DONE -> become root in the user ns
- *   cgroup: v2 resources, device
- *   filter, join (rootless v1,
- *   systemd, or clone3 fallback),
- *   CGROUP_DONE ------------------> unshare cgroup ns, sysctl, hostname,
- *   make exec.fifo                  mounts (born in the cgroup: all this
- *                                   while the parent configures it, and
- *                                   CGROUP_DONE is awaited here)
- *            <-------------------- PRESTART (only with prestart or
- *   prestart + createRuntime hooks  createRuntime hooks)
- *   PRESTART_DONE + the FIFO -----> createContainer hooks, pivot_root,
- *   copy config.json to the state   terminal, masked paths, user, caps
- *   dir
- *            <-------------------- READY
- *                                   exec crt-stub, which loads the
- *                                   seccomp filter
- *            <-------------------- (the socket closes)
- *   note the parked init's exe,     open(exec.fifo) blocks until `start`
- *   state.json, pid file, exit
- *
- * run (direct_wanted): no exec.fifo is made, PRESTART_DONE comes without
- * one, and crt-stub execs the process right after its filter; the socket
- * closes at that execve (O_CLOEXEC), or carries its failure.  state.json
- * is written then, "running" from the start, and run goes on with the
- * poststart hooks: no `start` step.
- */
+ * init's is init.c, which holds the order of the steps: it asks for each
+ * service when it needs it (crt/wire.h), and drive_init answers each
+ * request in one dispatch.  What the runtime does before the clone (the
+ * cgroup made, a network namespace made ahead) and after READY (the
+ * state saved) is here.  The table of messages: docs/architecture.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +48,35 @@
  * cannot overflow. */
 #define CRT_MAX_LISTEN_FDS (1 << 16)
 
-/* init_ctx: see init.h */
+/* The runtime's side of one create.  The init is given an init_ctx made
+ * from it at the clone (spawn), and reads nothing else of it. */
+typedef struct {
+  const crt_spec *spec;
+  const crt_create_opts *opts;
+  const char *rootfs;
+  const char *bundle;
+  crt_state *state;
+  int sync;         /* our end */
+  int fifo;         /* exec.fifo, O_RDWR, its pipe full (crt/execfifo.h; none when direct) */
+  int console;      /* console socket (or -1) */
+  int lock;         /* the state dir's flock */
+  int mntns;        /* the init's mount namespace, opened at its first MOUNT_SOURCE */
+  int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
+  crt_netns_ahead netns_ahead; /* the thread making the network namespace */
+  int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
+  bool netns_by_init; /* the init unshares its network namespace itself, while we make the v1 cgroup */
+  crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files (joined by the init itself) */
+  bool v1_self_joined; /* the init joins the v1 hierarchies itself: we move it into none */
+  bool v1_late;     /* the v1 hierarchies are made after the clone, at the init's CGROUP request */
+  bool cgroup_failed; /* making the v1 cgroup after the clone failed */
+  bool cgroup_unchecked; /* a cgroup already there is checked after the clone (pure v1) */
+  bool cgroup_made; /* made before the clone (v2: configured after it) */
+  unsigned answered; /* the requests served, a bit per type: each is served once */
+  int listen_fds;
+  bool use_stub;
+  bool direct;      /* run: no exec FIFO, no park (direct_wanted) */
+  crt_stages *stages;
+} create_ctx;
 
 /* A pid namespace joined by path already has processes, which would see
  * the init while it still runs crt (CVE-2019-5736 with CAP_SYS_PTRACE). */
@@ -132,27 +114,33 @@ static char *abs_path(const char *base, const char *p) {
   return out;
 }
 
-static int spawn(init_ctx *c, int child_sync, pid_t *out, crt_err **err) {
+/* What the init is given: nothing of ours but these. */
+static init_ctx init_inputs(const create_ctx *c, int child_sync) {
+  return (init_ctx){.spec = c->spec, .opts = c->opts, .rootfs = c->rootfs, .bundle = c->bundle, .state = c->state,
+                    .sync = child_sync, .rep = {.sync = child_sync, .errpipe = -1, .exit_code = 1},
+                    .console = c->console, .lock = c->lock, .cgroup_fd = c->cgroup_fd, .netns_fd = c->netns_fd,
+                    .netns_by_init = c->netns_by_init, .cg_tasks = c->cg_tasks, .listen_fds = c->listen_fds,
+                    .use_stub = c->use_stub, .stages = c->stages, .fifo = -1};
+}
+
+static int spawn(create_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   int flags = crt_ns_new_flags(c->spec) & ~CLONE_NEWCGROUP;
   bool two = needs_two_stage(c->spec);
-  int sync_parent = c->sync;
-  c->sync = child_sync;
-  c->rep = (crt_child_report){.sync = child_sync, .errpipe = -1, .exit_code = 1};
+  init_ctx in = init_inputs(c, child_sync);
   /* made ahead (the init joins it) or made by the init */
   int made = c->netns_fd >= 0 || c->netns_by_init ? CLONE_NEWNET : 0;
+  bool born = false; /* the init knows nothing of it: it waits for its answer to CGROUP either way */
   pid_t pid = two ? crt_raw_clone(0)
-                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &c->born_in_cgroup);
+                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &born);
   if (pid < 0) {
     int e = errno;
-    c->sync = sync_parent;
     close(child_sync);
     return crt_error(err, e, "clone");
   }
   if (pid == 0) {
-    close(sync_parent);
-    crt_init_run(c, two, flags);
+    close(c->sync);
+    crt_init_run(&in, two, flags);
   }
-  c->sync = sync_parent;
   close(child_sync);
   if (!two) {
     *out = pid;
@@ -187,9 +175,9 @@ static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_spec 
 /* One step's message to the init, with n fds.  It fails when the init is
  * gone: the error the init sent before it exited is then the one to
  * report. */
-static int tell_init_fds(init_ctx *c, uint32_t type, const char *payload, const int *fds, size_t n, const char *step,
-                         crt_err **err) {
-  if (crt_sync_send_fds(c->sync, type, payload, payload ? strlen(payload) : 0, fds, n) == 0) return 0;
+static int tell_init_fds(create_ctx *c, uint32_t type, const char *payload, size_t len, const int *fds, size_t n,
+                         const char *step, crt_err **err) {
+  if (crt_sync_send_fds(c->sync, type, payload, len, fds, n) == 0) return 0;
   int e = errno;
   cleanup_free crt_sync_msg *m = NULL;
   /* the peer closed: recv returns what it queued, then EOF, never blocks */
@@ -200,11 +188,11 @@ static int tell_init_fds(init_ctx *c, uint32_t type, const char *payload, const 
   return crt_error(err, e, "%s", step);
 }
 
-static int tell_init_fd(init_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
-  return tell_init_fds(c, type, payload, &fd, fd >= 0 ? 1 : 0, step, err);
+static int tell_init_fd(create_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
+  return tell_init_fds(c, type, payload, payload ? strlen(payload) : 0, &fd, fd >= 0 ? 1 : 0, step, err);
 }
 
-static int tell_init(init_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
+static int tell_init(create_ctx *c, uint32_t type, const char *payload, const char *step, crt_err **err) {
   return tell_init_fd(c, type, payload, -1, step, err);
 }
 
@@ -214,7 +202,7 @@ static const crt_resources *resources_of(const crt_spec *spec) {
 
 /* Rootless and no cgroup could be made or joined: fine, unless a limit
  * needs one (runc: "container could not join or create cgroup"). */
-static int no_cgroup(const init_ctx *c, crt_err **err) {
+static int no_cgroup(const create_ctx *c, crt_err **err) {
   const char *what = c->opts->rootless ? crt_rootless_cgroup_demand(resources_of(c->spec)) : NULL;
   if (!what) return 0;
   return crt_error(err, EPERM,
@@ -226,7 +214,7 @@ static int no_cgroup(const init_ctx *c, crt_err **err) {
 
 /* The init into its cgroup: configured (v2, made before the clone), or
  * made and entered now. */
-static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
+static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (c->cgroup_made) {
     /* prepared: the init was born in the cgroup2 one unless clone3 fell
@@ -257,38 +245,38 @@ static int place_in_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
  * cgroup).  A failure fails create as it did before the clone: same
  * message, the init killed before it joined, nothing left (undo_create),
  * and no poststop hooks (the container never had its cgroup). */
-static int prepare_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
+static int prepare_v1_late(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (crt_cgroup_prepare_v1(&cc, s->cgroup_path, &c->cg_tasks, err) == 0) return 0;
   c->cgroup_failed = true;
   return -1;
 }
 
-/* The tasks files to the init, their directories (for its errors) one a
- * line; our copies closed. */
-static int send_v1_tasks(init_ctx *c, crt_err **err) {
-  size_t len = 1;
+/* The answer to CGROUP: the init in its cgroup, configured; with the
+ * tasks files of a v1 cgroup made only now (v1_late), which the init joins
+ * itself, their directories (for its errors) one a line.  The path is
+ * the one the init mounts and roots its cgroup namespace at. */
+static int answer_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
+  if (c->v1_late && prepare_v1_late(c, s, err) < 0) return -1;
+  if (place_in_cgroup(c, s, err) < 0) return -1;
+  crt_test_point("create:cgroup");
+  size_t len = strlen(s->cgroup_path) + 2;
   for (size_t i = 0; i < c->cg_tasks.n; i++) len += strlen(c->cg_tasks.dirs[i]) + 1;
-  cleanup_free char *dirs = calloc(1, len);
-  if (!dirs) return crt_error(err, ENOMEM, "create");
+  cleanup_free char *payload = calloc(1, len);
+  if (!payload) return crt_error(err, ENOMEM, "create");
+  strcpy(payload, s->cgroup_path);
+  /* the path, then a NUL, then the directories */
+  char *dirs = payload + strlen(payload) + 1;
   for (size_t i = 0; i < c->cg_tasks.n; i++) strcat(strcat(dirs, c->cg_tasks.dirs[i]), "\n");
-  int rc = tell_init_fds(c, CRT_SYNC_CGROUP_JOIN, dirs, c->cg_tasks.fds, c->cg_tasks.n,
-                         "hand the init its cgroup's tasks files", err);
+  int rc = tell_init_fds(c, CRT_SYNC_CGROUP_DONE, payload, len - 1, c->cg_tasks.fds, c->cg_tasks.n,
+                         "tell the init it is in its cgroup", err);
   crt_cgroup_tasks_free(&c->cg_tasks);
+  CRT_STAGE(c->stages, "cgroup joined and configured%s", c->v1_late ? " (v1 made now, tasks files handed over)" : "");
   return rc;
 }
 
-/* v1_late, first thing after the clone (the init waits for it; state.json
- * can wait: the rescue file names the cgroup): made, hybrid's unified
- * hierarchy joined by pid if clone3 fell back (before the init roots a
- * cgroup namespace), the tasks files handed over. */
-static int place_v1_late(init_ctx *c, crt_state *s, crt_err **err) {
-  if (prepare_v1_late(c, s, err) < 0 || place_in_cgroup(c, s, err) < 0) return -1;
-  return send_v1_tasks(c, err);
-}
-
 /* SECCOMP_FD: the notify fd to the agent at listenerPath. */
-static int serve_seccomp_fd(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+static int serve_seccomp_fd(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
   cleanup_free char *sj = crt_state_json(s, CRT_STATUS_CREATING, false);
   int rc = crt_seccomp_send_listener(c->spec->linux_->seccomp, m->fd, s->pid, sj, err);
   close(m->fd);
@@ -297,7 +285,7 @@ static int serve_seccomp_fd(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err 
 }
 
 /* MOUNT_SOURCE: a bind's source, cloned in the init's mount namespace. */
-static int serve_mount_source(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+static int serve_mount_source(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
   char *end = NULL;
   errno = 0;
   unsigned long idx = strtoul(m->data, &end, 10);
@@ -312,32 +300,13 @@ static int serve_mount_source(init_ctx *c, crt_state *s, crt_sync_msg *m, crt_er
   return tell_init_fd(c, CRT_SYNC_MOUNT_FD, NULL, tree, "hand the init a mount source", err);
 }
 
-/* Receives until a message of type want, answering the init's requests
- * on the way. */
-static int serve_until(init_ctx *c, crt_state *s, uint32_t want, crt_sync_msg *m, crt_err **err) {
-  for (;;) {
-    if (crt_sync_recv(c->sync, m, err) < 0) return -1;
-    if (m->type == want) return 0;
-    int rc;
-    switch (m->type) {
-    case CRT_SYNC_ERROR: return crt_error(err, 0, "%s", m->data);
-    case CRT_SYNC_SECCOMP_FD: rc = serve_seccomp_fd(c, s, m, err); break;
-    case CRT_SYNC_MOUNT_SOURCE: rc = serve_mount_source(c, s, m, err); break;
-    default:
-      for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
-      return crt_error(err, 0, "unexpected message %u from init (wanted %u)", m->type, want);
-    }
-    if (rc < 0) return -1;
-  }
-}
-
 /* After READY the init loads its seccomp filter (crt_seccomp_load_point)
  * and only then closes its end of the sync socket: until that EOF the
  * container is not created, so a created container's init always carries
  * its filter.  A failure until then arrives as an ERROR message (crt) or
  * a crt-stub failure record.  direct: the socket closes at the process's
  * execve (O_CLOEXEC), and that execve's failure is such a record. */
-static int await_parked(init_ctx *c, crt_err **err) {
+static int await_parked(create_ctx *c, crt_err **err) {
   char buf[CRT_SYNC_MAX + 8];
   ssize_t n;
   do n = recv(c->sync, buf, sizeof buf - 1, 0);
@@ -353,48 +322,90 @@ static int await_parked(init_ctx *c, crt_err **err) {
   return crt_error(err, 0, "unexpected message %u from init while it parks", type);
 }
 
-/* The parent's part, after the init exists. */
-static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
-  const crt_spec *spec = c->spec;
-  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
-  if (!m) return crt_error(err, ENOMEM, "create");
-  if (c->new_userns) {
-    if (crt_ns_write_maps(s->pid, spec, err) < 0) return -1;
-    if (tell_init(c, CRT_SYNC_MAPS_DONE, NULL, "tell the init its uid/gid maps are written", err) < 0) return -1;
-  }
-  if (spec->linux_ && crt_netdev_move(s->pid, &spec->linux_->net_devices, err) < 0) return -1;
-  CRT_STAGE(c->stages, "namespaces set up (uid/gid maps, network devices)");
-  /* the rescue file already names the planned cgroup (see start_init):
-   * a crash from here on leaves nothing delete --force cannot find. */
-  /* v1_late: placed and handed over right after the clone (CGROUP_JOIN
-   * stands for CGROUP_DONE), so that this state.json overlaps the init's
-   * mounts */
-  if (!c->v1_late && place_in_cgroup(c, s, err) < 0) return -1;
-  crt_test_point("create:cgroup");
-  if (!c->v1_late && tell_init(c, CRT_SYNC_CGROUP_DONE, s->cgroup_path, "tell the init it is in its cgroup", err) < 0)
-    return -1;
-  CRT_STAGE(c->stages, "cgroup joined and configured");
-  /* made while the init mounts; it goes with PRESTART_DONE (none when
-   * the init does not park) */
+static int answer_maps(create_ctx *c, crt_state *s, crt_err **err) {
+  if (crt_ns_write_maps(s->pid, c->spec, err) < 0) return -1;
+  CRT_STAGE(c->stages, "uid/gid maps written");
+  return tell_init(c, CRT_SYNC_MAPS_DONE, NULL, "tell the init its uid/gid maps are written", err);
+}
+
+static int answer_netdevs(create_ctx *c, crt_state *s, crt_err **err) {
+  if (crt_netdev_move(s->pid, &c->spec->linux_->net_devices, err) < 0) return -1;
+  CRT_STAGE(c->stages, "network devices moved");
+  return tell_init(c, CRT_SYNC_NETDEVS_DONE, NULL, "tell the init its network devices are there", err);
+}
+
+/* PRESTART: the init's mounts are done (asked only with such hooks). */
+static int answer_prestart(create_ctx *c, crt_state *s, crt_err **err) {
+  CRT_STAGE(c->stages, "waited for the init's mounts");
+  if (run_create_hooks(c->spec, s, c->stages, err) < 0) return -1;
+  return tell_init(c, CRT_SYNC_PRESTART_DONE, NULL, "tell the init the prestart hooks ran", err);
+}
+
+/* FIFO: the exec FIFO the init parks on, none for run's direct start. */
+static int answer_fifo(create_ctx *c, crt_state *s, crt_err **err) {
+  crt_test_point("create:fifo");
   if (!c->direct && crt_exec_fifo_create(s->dir, &c->fifo, err) < 0) return -1;
-  /* without such hooks nothing waits for the init's mounts: the FIFO
-   * goes now, and the init takes it once they are done (no round trip) */
-  if (c->runtime_hooks) {
-    if (serve_until(c, s, CRT_SYNC_PRESTART, m, err) < 0) return -1;
-    CRT_STAGE(c->stages, "waited for the init's mounts");
-  }
-  crt_test_point("create:prestart");
-  if (c->runtime_hooks && run_create_hooks(spec, s, c->stages, err) < 0) return -1;
-  int sent = tell_init_fd(c, CRT_SYNC_PRESTART_DONE, NULL, c->fifo, "tell the init the prestart hooks ran", err);
+  int sent = tell_init_fd(c, CRT_SYNC_FIFO_FD, NULL, c->fifo, "hand the init the exec FIFO", err);
   /* a writer of ours would keep start from ever reading EOF */
   if (c->fifo >= 0) close(c->fifo);
   c->fifo = -1;
   if (sent < 0) return -1;
   /* The copy later commands read, and the temp file of the state saved
-   * with READY, made while the init enters its root and sets the process
-   * up (a state dir without them is one delete --force already handles). */
-  if (crt_state_save_spec(s, spec, err) < 0 || crt_state_save_ahead(s, err) < 0) return -1;
-  if (serve_until(c, s, CRT_SYNC_READY, m, err) < 0 || await_parked(c, err) < 0) return -1;
+   * with READY, made while the init mounts (a state dir without them is
+   * one delete --force already handles). */
+  return crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save_ahead(s, err) < 0 ? -1 : 0;
+}
+
+/* Which requests this container's init may make, and how many times:
+ * MAPS and MOUNT_SOURCE only with a new user namespace, NETDEVS only with
+ * netDevices, PRESTART only with such hooks; each once but MOUNT_SOURCE. */
+static bool request_allowed(create_ctx *c, uint32_t type) {
+  const crt_spec *spec = c->spec;
+  bool userns = new_ns(spec, CRT_NS_USER);
+  const crt_hooks *h = spec->hooks;
+  bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
+            (type == CRT_SYNC_PRESTART && h && (h->prestart.len || h->create_runtime.len)) ||
+            (userns && (type == CRT_SYNC_MAPS || type == CRT_SYNC_MOUNT_SOURCE)) ||
+            (type == CRT_SYNC_NETDEVS && spec->linux_ && spec->linux_->net_devices.len);
+  if (!ok || type >= 32) return false;
+  if (type == CRT_SYNC_MOUNT_SOURCE) return true;
+  if (c->answered & (1u << type)) return false;
+  c->answered |= 1u << type;
+  return true;
+}
+
+static int answer(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+  if (!request_allowed(c, m->type)) {
+    for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+    return crt_error(err, 0, "unexpected message %u from init", m->type);
+  }
+  switch (m->type) {
+  case CRT_SYNC_MAPS: return answer_maps(c, s, err);
+  case CRT_SYNC_NETDEVS: return answer_netdevs(c, s, err);
+  case CRT_SYNC_CGROUP: return answer_cgroup(c, s, err);
+  case CRT_SYNC_MOUNT_SOURCE: return serve_mount_source(c, s, m, err);
+  case CRT_SYNC_PRESTART: return answer_prestart(c, s, err);
+  case CRT_SYNC_FIFO: return answer_fifo(c, s, err);
+  case CRT_SYNC_SECCOMP_FD: return serve_seccomp_fd(c, s, m, err);
+  }
+  return crt_error(err, 0, "unexpected message %u from init", m->type);
+}
+
+/* The runtime's part once the init exists: the init's requests answered
+ * as they come (init.c decides their order), until READY; then the park
+ * (or the direct start's execve) awaited. */
+static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
+  cleanup_free crt_sync_msg *m = malloc(sizeof *m);
+  if (!m) return crt_error(err, ENOMEM, "create");
+  for (;;) {
+    if (crt_sync_recv(c->sync, m, err) < 0) return -1;
+    if (m->type == CRT_SYNC_READY) break;
+    if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+    if (answer(c, s, m, err) < 0) return -1;
+  }
+  if (!(c->answered & (1u << CRT_SYNC_CGROUP)) || !(c->answered & (1u << CRT_SYNC_FIFO)))
+    return crt_error(err, 0, "the init was ready before it asked for its cgroup and the exec FIFO");
+  if (await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded%s",
             c->direct ? ", execve" : "");
   /* what "still parked" means for crt_state_status, saved with READY */
@@ -407,7 +418,7 @@ static int drive_init(init_ctx *c, crt_state *s, crt_err **err) {
  * a shared rootfsPropagation (the init's mounts before the join would
  * reach the host's mount table, and a cgroup failure after them would
  * leave them there). */
-static bool v1_late_wanted(const init_ctx *c) {
+static bool v1_late_wanted(const create_ctx *c) {
   const crt_linux *l = c->spec->linux_;
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   return crt_cgroup_v1_late(&cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) &&
@@ -416,7 +427,7 @@ static bool v1_late_wanted(const init_ctx *c) {
 
 /* Pure v1 with the cgroup made after the clone: nothing of the cgroup
  * exists before the clone. */
-static bool nothing_made_before_clone(const init_ctx *c) {
+static bool nothing_made_before_clone(const create_ctx *c) {
   return c->v1_late && crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
 }
 
@@ -425,7 +436,7 @@ static bool nothing_made_before_clone(const init_ctx *c) {
  * made after the clone, only hybrid's unified directory now).  The rescue
  * file names it first, so that a crash here leaves nothing that delete
  * --force cannot find. */
-static int prepare_cgroup(init_ctx *c, crt_state *s, crt_err **err) {
+static int prepare_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
   if (!crt_cgroup_prepares(&cc)) return 0;
   cc.v1_late = c->v1_late; /* decided with the config (crt_container_create) */
@@ -533,14 +544,14 @@ static int make_state_dir(const crt_create_opts *o, char *dir, size_t len, int *
  * container with a user namespace, nor with netDevices (moved by the
  * init's pid right after the clone), nor for a joiner (two-stage) or a
  * rootless runtime. */
-static bool netns_ahead_wanted(const init_ctx *c) {
+static bool netns_ahead_wanted(const create_ctx *c) {
   const crt_spec *spec = c->spec;
   return new_ns(spec, CRT_NS_NETWORK) && !crt_spec_namespace(spec, CRT_NS_USER) && !needs_two_stage(spec) &&
          !(spec->linux_ && spec->linux_->net_devices.len) && !c->opts->rootless;
 }
 
 /* Stage 4: the console, the sync socketpair (*child: the init's end). */
-static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) {
+static int open_channels(create_ctx *c, int *ours_tty, int *child, crt_err **err) {
   const crt_spec *spec = c->spec;
   const crt_create_opts *o = c->opts;
   if (crt_console_open(spec->process && spec->process->terminal, o->console_socket, !o->foreground_tty, &c->console,
@@ -550,16 +561,12 @@ static int open_channels(init_ctx *c, int *ours_tty, int *child, crt_err **err) 
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return crt_error(err, errno, "socketpair");
   c->sync = sp[0];
   *child = sp[1];
-  c->new_userns = new_ns(spec, CRT_NS_USER);
-  c->runtime_hooks = spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
-  c->new_cgroupns = new_ns(spec, CRT_NS_CGROUP);
-  c->new_mntns = new_ns(spec, CRT_NS_MOUNT);
   return 0;
 }
 
 /* Stage 5: the state before the init exists (on disk: the rescue file
  * alone, prepare_cgroup). */
-static int new_state(init_ctx *c, const char *dir, crt_state *s, crt_err **err) {
+static int new_state(create_ctx *c, const char *dir, crt_state *s, crt_err **err) {
   s->id = strdup(c->opts->id);
   s->bundle = strdup(c->bundle);
   s->rootfs = strdup(c->rootfs);
@@ -587,15 +594,14 @@ static bool direct_wanted(const crt_create_opts *o, const crt_spec *spec, bool u
 
 /* Hooks that run while the container is being created (the init's state
  * on their stdin; they may also ask `crt state`). */
-static bool hooks_before_ready(const init_ctx *c) {
+static bool hooks_before_ready(const create_ctx *c) {
   const crt_hooks *h = c->spec->hooks;
-  return c->runtime_hooks || (h && h->create_container.len);
+  return h && (h->prestart.len || h->create_runtime.len || h->create_container.len);
 }
 
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
-static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
+static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
   if (prepare_cgroup(c, s, err) < 0) return -1;
-  c->cgroup_path = s->cgroup_path;
   c->state = s;
   int cs = *child_sync;
   *child_sync = -1; /* spawn closes it */
@@ -620,16 +626,11 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
     free(crt_steal(s->cgroup_path));
     return -1;
   }
-  if (c->v1_late) {
-    /* the rescue file names the cgroup before it is made (and the init) */
-    if (crt_state_save_rescue(c->opts->root, s, err) < 0 || place_v1_late(c, s, err) < 0) return -1;
-    CRT_STAGE(c->stages, "v1 cgroup made and configured, tasks files handed to the init");
-  }
   /* state.json ("creating", the init's pid) now only for a hook run
    * before READY, which may ask `state`: otherwise it is first written with
    * READY, as runc does (one file less on the state root; `state` says
-   * "being created" meanwhile).  The rescue file names the init either way
-   * (unchanged since v1_late wrote it: written once). */
+   * "being created" meanwhile).  The rescue file names the init either way,
+   * and the cgroup (v1_late: before the init's CGROUP request makes it). */
   int saved = hooks_before_ready(c) ? crt_state_save(c->opts->root, s, err)
                                           : crt_state_save_rescue(c->opts->root, s, err);
   if (saved < 0) return -1;
@@ -640,7 +641,7 @@ static int start_init(init_ctx *c, crt_state *s, int *child_sync, crt_err **err)
 /* The network namespace's thread joined and its namespace dropped, if
  * create failed before the clone: first thing, before undo_create, which
  * may fork (never with a second thread alive). */
-static void drop_netns_ahead(init_ctx *c) {
+static void drop_netns_ahead(create_ctx *c) {
   if (c->netns_ahead.started) {
     cleanup_err crt_err *e = NULL;
     c->netns_fd = crt_netns_ahead_take(&c->netns_ahead, &e);
@@ -649,7 +650,7 @@ static void drop_netns_ahead(init_ctx *c) {
   c->netns_fd = -1;
 }
 
-static void close_ctx(init_ctx *c) {
+static void close_ctx(create_ctx *c) {
   if (c->sync >= 0) close(c->sync);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   crt_cgroup_tasks_free(&c->cg_tasks);
@@ -674,7 +675,7 @@ static int refuse_unparkable_filter(const crt_spec *spec, bool use_stub, crt_err
 
 /* run's create: the state, spec and lock go to the caller as they are, so
  * that start and delete need not read them back (crt_held). */
-static int hand_over(init_ctx *c, crt_state **s, crt_spec **spec, crt_held *h, crt_err **err) {
+static int hand_over(create_ctx *c, crt_state **s, crt_spec **spec, crt_held *h, crt_err **err) {
   *h = (crt_held){.root = c->opts->root, .state = *s, .lock = c->lock};
   if (crt_held_mark(h, err) < 0) {
     *h = (crt_held){.lock = -1};
@@ -711,7 +712,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   }
   int rc = -1, ours_tty = -1, child_sync = -1;
   cleanup_close int pidfd_sock = -1;
-  init_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
+  create_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
                 .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
                 .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);

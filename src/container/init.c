@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -42,16 +43,18 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
-/* What the runtime sends on its own (MAPS_DONE, CGROUP_DONE, CGROUP_JOIN,
- * PRESTART_DONE) may arrive while the init waits for the answer to a
- * request of its own (MOUNT_FD): kept here until the init waits for it. */
+/* The runtime answers the requests in the order they were sent; the init
+ * awaits each answer only when it needs it (the answer to CGROUP while it
+ * mounts, say), so one awaited may come after others not yet awaited:
+ * those are kept here until their turn. */
 #define EARLY_MAX 4
 static crt_sync_msg *early[EARLY_MAX];
 static size_t n_early;
 
-static bool pushed_by_runtime(uint32_t type) {
-  return type == CRT_SYNC_MAPS_DONE || type == CRT_SYNC_CGROUP_DONE || type == CRT_SYNC_CGROUP_JOIN ||
-         type == CRT_SYNC_PRESTART_DONE;
+static bool is_answer(uint32_t type) {
+  return type == CRT_SYNC_MAPS_DONE || type == CRT_SYNC_NETDEVS_DONE || type == CRT_SYNC_CGROUP_DONE ||
+         type == CRT_SYNC_MOUNT_FD || type == CRT_SYNC_PRESTART_DONE || type == CRT_SYNC_SECCOMP_DONE ||
+         type == CRT_SYNC_FIFO_FD;
 }
 
 /* The next message of type, from those kept or from the socket. */
@@ -66,7 +69,7 @@ static int await_msg(int sync, uint32_t type, crt_sync_msg *m, crt_err **err) {
   for (;;) {
     if (crt_sync_recv(sync, m, err) < 0) return -1;
     if (m->type == type) return 0;
-    if (!pushed_by_runtime(m->type) || n_early == EARLY_MAX) break;
+    if (!is_answer(m->type) || n_early == EARLY_MAX) break;
     size_t size = offsetof(crt_sync_msg, data) + m->len + 1;
     if (!(early[n_early] = malloc(size))) return crt_error(err, ENOMEM, "keep message %u", m->type);
     memcpy(early[n_early++], m, size);
@@ -74,6 +77,14 @@ static int await_msg(int sync, uint32_t type, crt_sync_msg *m, crt_err **err) {
   if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
   for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
   return crt_error(err, 0, "unexpected message %u from the runtime (wanted %u)", m->type, type);
+}
+
+/* A request; its answer is awaited where the init needs it. */
+static void ask(init_ctx *c, uint32_t type, const char *what) {
+  if (crt_sync_send(c->sync, type, NULL, 0, -1) == 0) return;
+  crt_err *err = NULL;
+  crt_error(&err, errno, "ask the runtime to %s", what);
+  crt_child_fail(&c->rep, err);
 }
 
 /* crt_rootfs_config.source_from_host: mounts[idx]'s source, made by the
@@ -136,25 +147,26 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
                    (unsigned long long)rl.rlim_cur);
 }
 
-/* The v1 cgroup made after the clone (create.c: v1_late): its tasks files
- * come with CGROUP_JOIN.  Awaited at the latest point that is still
- * correct (crt_rootfs_config.cgroup_join: before a mount that may depend
- * on the cgroup and before any device node; init_mount: before PRESTART in
- * any case), so that the runtime makes the cgroup while we make our first
- * mounts. */
+/* The answer to CGROUP, awaited at the first step that depends on the
+ * cgroup (crt_rootfs_config.cgroup_join: a mount that may read it, a
+ * device node; before PRESTART in any case), so that the runtime makes and
+ * configures the cgroup while we make our first mounts. */
 typedef struct {
   init_ctx *c;
+  crt_rootfs_config *rc; /* its cgroup_path comes with the answer */
   crt_sync_msg *m;
   bool done;
-} late_join;
+} cgroup_wait;
 
 /* "0" to each tasks file: this thread moves itself, no grace period.  The
  * host's cgroupfs fds are closed right after, joined or not. */
 static int join_tasks_sent(crt_sync_msg *m, crt_err **err) {
+  size_t at = strlen(m->data) + 1; /* after the path: the directories, one a line */
   char *dirs[CRT_SYNC_MAX_FDS];
   size_t n = 0;
   char *save = NULL;
-  for (char *d = strtok_r(m->data, "\n", &save); d && n < CRT_SYNC_MAX_FDS; d = strtok_r(NULL, "\n", &save))
+  for (char *d = at < m->len ? strtok_r(m->data + at, "\n", &save) : NULL; d && n < CRT_SYNC_MAX_FDS;
+       d = strtok_r(NULL, "\n", &save))
     dirs[n++] = d;
   crt_cgroup_tasks t = {.fds = m->fds, .dirs = dirs, .n = m->nfds};
   if (n == m->nfds) return crt_cgroup_tasks_join(&t, err);
@@ -162,29 +174,53 @@ static int join_tasks_sent(crt_sync_msg *m, crt_err **err) {
   return crt_error(err, 0, "cgroup: %zu tasks files for %zu hierarchies", m->nfds, n);
 }
 
-static int join_late(void *arg, crt_err **err) {
-  late_join *j = arg;
-  init_ctx *c = j->c;
-  if (!c->v1_late || j->done) return 0;
-  j->done = true;
-  if (await_msg(c->sync, CRT_SYNC_CGROUP_JOIN, j->m, err) < 0) return -1;
-  if (join_tasks_sent(j->m, err) < 0) return -1;
-  /* rooted where we are now (init_enter unshares it otherwise) */
-  if (c->new_cgroupns && unshare(CLONE_NEWCGROUP) < 0) return crt_error(err, errno, "unshare cgroup namespace");
-  CRT_STAGE(c->stages, "v1 cgroup joined (late)");
+static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
+  const crt_namespace *ns = crt_spec_namespace(spec, t);
+  return ns && !ns->path;
+}
+
+/* In the cgroup: placed by the runtime, or (v1 made after the clone) by
+ * ourselves into the tasks files that came with the answer; then the
+ * cgroup namespace is rooted where we are. */
+static int join_cgroup(void *arg, crt_err **err) {
+  cgroup_wait *w = arg;
+  init_ctx *c = w->c;
+  if (w->done) return 0;
+  w->done = true;
+  if (await_msg(c->sync, CRT_SYNC_CGROUP_DONE, w->m, err) < 0) return -1;
+  if (w->m->nfds && join_tasks_sent(w->m, err) < 0) return -1;
+  if (!(w->rc->cgroup_path = strdup(w->m->data))) return crt_error(err, ENOMEM, "cgroup path");
+  if (new_ns(c->spec, CRT_NS_CGROUP) && unshare(CLONE_NEWCGROUP) < 0)
+    return crt_error(err, errno, "unshare cgroup namespace");
+  CRT_STAGE(c->stages, "in the cgroup");
   return 0;
 }
 
-/* Stage 1: root in the user namespace, in the cgroup (and its namespace).
- * Returns the cgroup path the mounts use. */
-static char *init_enter(init_ctx *c, crt_sync_msg *m) {
+static bool has_netdevs(const crt_spec *spec) {
+  return spec->linux_ && spec->linux_->net_devices.len;
+}
+
+/* Stage 1: the requests the runtime can serve at once, then the network
+ * namespace, the v1 cgroup made before the clone, root in the user
+ * namespace. */
+static void init_enter(init_ctx *c, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   /* fails only for an invalid signal.  The runtime cannot have died before
    * this: it waits on the sync socket for us (an early death of the
-   * runtime is noticed at our next crt_sync_expect). */
+   * runtime is noticed when we await an answer: EOF). */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (c->lock >= 0) close(c->lock);
+  /* First thing, in the order we need the answers: the runtime works on
+   * them (the cgroup: made, configured) while we make our namespaces and
+   * mounts.  netDevices come with the network namespace of the clone
+   * (never with one made ahead or by us: create.c), so they may be asked
+   * before the setns below. */
+  bool userns = new_ns(c->spec, CRT_NS_USER);
+  if (userns) ask(c, CRT_SYNC_MAPS, "write the uid/gid maps");
+  if (has_netdevs(c->spec)) ask(c, CRT_SYNC_NETDEVS, "move the network devices");
+  ask(c, CRT_SYNC_CGROUP, "put the init into its cgroup");
+  ask(c, CRT_SYNC_FIFO, "make the exec FIFO");
   if (c->netns_fd >= 0) {
     if (setns(c->netns_fd, CLONE_NEWNET) < 0) {
       crt_error(&err, errno, "join the network namespace made for the container");
@@ -197,37 +233,32 @@ static char *init_enter(init_ctx *c, crt_sync_msg *m) {
   }
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
-  /* v1: into the prepared cgroup by ourselves, first thing (the host's
-   * cgroupfs files, closed right after) */
+  /* v1: into the prepared cgroup by ourselves (the host's cgroupfs files,
+   * closed right after) */
   CHILD_TRY(r, crt_cgroup_tasks_join(&c->cg_tasks, &err));
-  if (c->new_userns) {
+  if (userns) {
     CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_MAPS_DONE, m, &err));
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
       crt_error(&err, errno, "become root in the user namespace (is uid/gid 0 mapped?)");
       crt_child_fail(r, err);
     }
   }
-  /* Born in its final cgroup (v2, made before the clone, clone3): the
-   * parent's cgroup configuration overlaps our mounts, and CGROUP_DONE is
-   * only awaited before the prestart hooks (init_mount).  Otherwise the
-   * parent moves us into the cgroup first (the cgroup namespace is rooted
-   * where we are). */
-  if (!c->born_in_cgroup) CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  char *cgroup_path = strdup(c->born_in_cgroup ? c->cgroup_path : m->data);
-  if (!cgroup_path) {
-    crt_error(&err, ENOMEM, "cgroup path");
-    crt_child_fail(r, err);
-  }
-  /* v1_late: at the late join (join_late) */
-  if (c->new_cgroupns && !c->v1_late && unshare(CLONE_NEWCGROUP) < 0) {
-    crt_error(&err, errno, "unshare cgroup namespace");
-    crt_child_fail(r, err);
-  }
-  return cgroup_path;
+}
+
+/* A shared rootfsPropagation: our mounts would reach the host's mount
+ * table, where a failure to set up the cgroup after them would leave
+ * them: so the cgroup first. */
+static bool shares_mounts(const crt_spec *spec) {
+  return spec->linux_ && (spec->linux_->rootfs_propagation_flags & MS_SHARED);
+}
+
+static bool runtime_hooks(const crt_spec *spec) {
+  return spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
 }
 
 /* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
- * and createRuntime hooks. */
+ * and createRuntime hooks (asked only when there are some: nothing else
+ * waits for our mounts), and the exec FIFO. */
 static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
@@ -240,6 +271,8 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_debug("procfs handle: %s", err->msg);
     crt_err_free(&err);
   }
+  /* the devices before the sysctls that may name them */
+  if (has_netdevs(spec)) CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_NETDEVS_DONE, m, &err));
   /* lo before the sysctls, as runc (and as a network namespace made
    * ahead comes: crt_netns_ahead); sysctls before the prestart hooks:
    * network hooks rely on them. */
@@ -251,19 +284,19 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);
     crt_child_fail(r, err);
   }
+  if (shares_mounts(spec)) CHILD_TRY(r, join_cgroup(rc->cgroup_join_arg, &err));
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
-  /* no mount namespace, or no mount asked for the cgroup: now */
-  CHILD_TRY(r, join_late(rc->cgroup_join_arg, &err));
+  /* no mount namespace, or no mount needed the cgroup: now */
+  CHILD_TRY(r, join_cgroup(rc->cgroup_join_arg, &err));
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
-  /* v1_late: CGROUP_JOIN came instead (join_late) */
-  if (c->born_in_cgroup && !c->v1_late) CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  if (c->runtime_hooks && crt_sync_send(c->sync, CRT_SYNC_PRESTART, NULL, 0, -1) < 0) {
-    crt_error(&err, errno, "ask the runtime for the prestart hooks");
-    crt_child_fail(r, err);
+  if (runtime_hooks(spec)) {
+    ask(c, CRT_SYNC_PRESTART, "run the prestart hooks");
+    CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   }
-  CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
-  if ((c->fifo = m->fd) < 0 && !c->direct) CHILD_TRY(r, crt_error(&err, 0, "no exec FIFO came with PRESTART_DONE"));
-  CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks");
+  CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_FIFO_FD, m, &err));
+  c->fifo = m->fd; /* none: run's direct start */
+  for (size_t i = 1; i < m->nfds; i++) close(m->fds[i]);
+  CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks, the exec FIFO");
 }
 
 /* Stage 3: createContainer hooks, into the new root, the terminal, the
@@ -320,6 +353,7 @@ static void close_fds_but(int from, int a, int b) {
 static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start_json, int preserve) {
   crt_err *err = NULL;
   const crt_process *p = c->spec->process;
+  bool direct = c->fifo < 0;
   /* The unmasked procfs handle must not stay reachable through the parked
    * init's /proc/1/fd. */
   crt_procfs_close();
@@ -336,15 +370,16 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
      * carrying its failure. */
     crt_reset_signals();
     crt_cloexec_fds_from(3 + preserve);
-    crt_stub_args sa = {.stub = fo->stub, .fifo = c->fifo, .hold = c->direct ? -1 : c->sync,
-                        .errfd = c->direct ? c->sync : -1,
+    crt_stub_args sa = {.stub = fo->stub, .fifo = c->fifo, .hold = direct ? -1 : c->sync,
+                        .errfd = direct ? c->sync : -1,
                         .filter = fo->seccomp_at == CRT_SECCOMP_STUB ? fo->filter : NULL, .exit_code = 1,
                         .exe = fo->exe, .argv = p->args.v, .envp = fo->envp};
     crt_stub_exec(&sa, &err); /* only returns on failure */
     crt_child_fail(&c->rep, err);
   }
-  /* direct_wanted holds only with the stub: never park without a FIFO */
-  if (c->direct) CHILD_TRY(&c->rep, crt_error(&err, 0, "run without the exec FIFO needs crt-stub"));
+  /* the runtime sends no FIFO only where the stub execs (create.c:
+   * direct_wanted): never park without one */
+  if (direct) CHILD_TRY(&c->rep, crt_error(&err, 0, "run without the exec FIFO needs crt-stub"));
   /* Parked, the init holds the FIFO and what it passes on (stdio, the
    * preserved fds), no other fd of the caller's or of ours (they are
    * O_CLOEXEC, or the caller's, for the execve to drop); before the
@@ -382,24 +417,22 @@ static void init_main(init_ctx *c) {
   int log_prev = crt_log_hold();
   CRT_STAGES_BEGIN(&st, "init");
   c->stages = &st;
-  /* crt_clone_into set born_in_cgroup in this copy of c: in the cgroup2
-   * cgroup; on pure v1 there is none, and we join the v1 ones ourselves */
-  c->born_in_cgroup = c->cgroup_made && (c->born_in_cgroup || c->v1_late || (c->cgroup_fd < 0 && c->v1_self_joined));
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
-  late_join lj = {.c = c, .m = m};
+  bool new_userns = new_ns(spec, CRT_NS_USER);
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
-                          .userns = c->new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
-                          .new_mount_ns = c->new_mntns,
-                          .cgroup_path = init_enter(c, m),
-                          .source_from_host = c->new_userns ? ask_mount_source : NULL,
+                          .userns = new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
+                          .new_mount_ns = new_ns(spec, CRT_NS_MOUNT),
+                          .source_from_host = new_userns ? ask_mount_source : NULL,
                           .source_arg = c,
                           .host_binds = !c->opts->rootless,
-                          .cgroup_join = c->v1_late ? join_late : NULL,
-                          .cgroup_join_arg = &lj};
-  CRT_STAGE(&st, "namespaces joined (root in the user namespace, cgroup, cgroup namespace)");
+                          .cgroup_join = join_cgroup};
+  cgroup_wait cw = {.c = c, .rc = &rc, .m = m};
+  rc.cgroup_join_arg = &cw;
+  init_enter(c, m);
+  CRT_STAGE(&st, "namespaces joined (network, root in the user namespace)");
   init_mount(c, &rc, mntns, m);
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
   cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
@@ -423,7 +456,7 @@ static void init_main(init_ctx *c) {
   CRT_STAGE(&st, "process set up (user, capabilities, seccomp)");
   CRT_STAGES_TOTAL(&st);
   crt_log_release(log_prev);
-  if (!c->direct) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
+  if (c->fifo >= 0) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
   init_park_and_exec(c, &fo, start_json, preserve);
 }
 
@@ -444,7 +477,7 @@ static void joiner_main(init_ctx *c, int flags) {
     CHILD_TRY(&c->rep, write_offsets(c->spec, &err));
     flags &= ~CLONE_NEWTIME;
   }
-  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, &c->born_in_cgroup, "clone init", &c->rep, init_entry, c);
+  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, NULL, "clone init", &c->rep, init_entry, c);
 }
 
 void crt_init_run(init_ctx *c, bool joiner, int flags) {

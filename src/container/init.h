@@ -12,44 +12,29 @@
 #include "crt/spec.h"
 #include "finalize.h"
 
-/* What the init knows of its create, made by the runtime side before the
- * clone. */
+/* What the init is given at its clone (create.c: spawn fills it, and
+ * nothing of it is read back): the inputs the runtime decided before the
+ * clone.  Everything the init learns later comes as the answer to one of
+ * its requests (crt/wire.h), so the order of the steps lives in
+ * init.c alone. */
 typedef struct init_ctx {
   const crt_spec *spec;
   const crt_create_opts *opts;
   const char *rootfs;
   const char *bundle;
-  int sync;         /* our end */
-  crt_child_report rep; /* in the init: errors go back on sync */
-  int fifo;         /* exec.fifo, O_RDWR, its pipe full (crt/execfifo.h; none when direct) */
-  int console;      /* console socket (or -1) */
-  int lock;         /* the state dir's flock: the init must not hold it */
-  int mntns;        /* runtime side: the init's mount namespace, opened at its first MOUNT_SOURCE */
-  int cgroup_fd;    /* cgroup2 (v2, hybrid's unified): the prepared cgroup to clone the init into, or -1 */
-  crt_netns_ahead netns_ahead; /* the thread making the network namespace (parent side) */
-  int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
-  bool netns_by_init; /* the init unshares its network namespace itself (not cloned with CLONE_NEWNET),
-                       * while the runtime makes the v1 cgroup after the clone */
-  crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files, joined by the init itself */
-  bool v1_self_joined; /* cg_tasks were given: the runtime moves the init into no v1 hierarchy */
-  bool v1_late;     /* the v1 hierarchies are made after the clone; their tasks files come with
-                     * CGROUP_JOIN, which the init awaits as late as it may (init.c: join_late) */
-  bool cgroup_failed; /* runtime side: making the v1 cgroup after the clone failed */
-  bool cgroup_unchecked; /* runtime side: a cgroup already there is checked after the clone (pure v1) */
-  bool cgroup_made; /* made before the clone (v2: configured after it) */
-  const char *cgroup_path; /* the cgroup, when cgroup_made */
-  const crt_state *state;  /* for the hooks run in the container: all but the pid */
-  int listen_fds;   /* socket activation: fds passed on after the preserved ones */
-  bool use_stub;    /* end in crt-stub (else crt runs from a sealed copy) */
-  bool direct;      /* run: no exec FIFO, no park: crt-stub execs the process as soon as it is set up,
-                     * and the sync socket closes at that execve (create.c: direct_wanted) */
-  bool runtime_hooks; /* prestart or createRuntime hooks: the init asks for them (PRESTART) once its
-                       * mounts are done; without, PRESTART_DONE comes unasked */
-  bool new_userns;
-  bool new_cgroupns;
-  bool new_mntns;
-  bool born_in_cgroup; /* clone3 put the init into the prepared cgroup (set by crt_clone_into); see init_main */
-  crt_stages *stages;  /* --debug timings: the runtime's, in the init its own */
+  const crt_state *state; /* for the hooks run in the container: all but the pid */
+  int sync;               /* the init's end of the socket */
+  crt_child_report rep;   /* errors go back on sync */
+  int console;            /* console socket (or -1) */
+  int lock;               /* the state dir's flock, inherited: the init must not hold it */
+  int cgroup_fd;          /* the cgroup2 directory the clone used (or -1): closed first thing */
+  int netns_fd;           /* a network namespace made ahead, to join first (or -1) */
+  bool netns_by_init;     /* unshare the network namespace first thing (not cloned with it) */
+  crt_cgroup_tasks cg_tasks; /* v1 cgroup made before the clone: its tasks files, joined first thing */
+  int listen_fds;         /* socket activation: fds passed on after the preserved ones */
+  bool use_stub;          /* end in crt-stub (else crt runs from a sealed copy) */
+  crt_stages *stages;     /* --debug timings: in the init its own */
+  int fifo;               /* init: the exec FIFO, from the answer to PRESTART; -1: run's direct start */
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

@@ -14,10 +14,6 @@
 #include "crt/cloned_binary.h"
 #include "crt/exec_stub.h"
 #include "crt/fs.h"
-#include "crt/sync.h"
-
-/* crt-stub writes this type itself (SYNC_PID in src/stub/crt-stub.c) */
-_Static_assert(CRT_SYNC_PID == 1, "crt-stub's SYNC_PID");
 
 extern const unsigned char crt_stub_start[], crt_stub_end[];
 

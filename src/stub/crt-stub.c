@@ -31,8 +31,8 @@
 #include <linux/prctl.h>
 #include <linux/seccomp.h>
 
-/* the FIFO's protocol (its hosted half is src/container/execfifo.c) */
-#include "../../include/crt/execfifo.h"
+/* the sync socket's types and the FIFO's bytes (the hosted halves: src/container/) */
+#include "../../include/crt/wire.h"
 
 #define PARAM "_CRT_STUB="
 
@@ -105,7 +105,6 @@ __attribute__((noreturn)) static void fail(long fd, long neg_errno, const char *
 
 #define CLONE_PARENT 0x00008000
 #define TIOCSCTTY 0x540E
-#define SYNC_PID 1 /* CRT_SYNC_PID of include/crt/sync.h */
 
 /* The process, forked as our parent's child; the stub itself reports its
  * pid and exits.  Returns in the process. */
@@ -114,7 +113,7 @@ static void spawn(long sync, long session, long report, long code) {
   if (pid < 0) fail(report, pid, "fork the process into the container", 0, code);
   if (pid > 0) {
     char msg[4 + 24];
-    unsigned int type = SYNC_PID;
+    unsigned int type = CRT_SYNC_PID;
     for (unsigned long i = 0; i < 4; i++) msg[i] = (char)(type >> (8 * i)); /* host order: both are little-endian */
     unsigned long n = 4 + fmt_num(msg + 4, (unsigned long)pid);
     long w = sys(__NR_write, sync, (long)msg, (long)n, 0, 0);

@@ -43,7 +43,7 @@ test_debug_stage_timings() {
   crt --debug --log "$log" delete -f "$id" || fail "delete"
   # every stage named, in runc's logrus text format
   for n in "create: stage config loaded" "create: stage state dir ready" "create: stage clone (init pid" \
-    "create: stage namespaces set up" "create: stage cgroup joined" "create: stage waited for the init's mounts" \
+    "create: stage cgroup joined" "init: stage in the cgroup" "create: stage waited for the init's mounts" \
     "create: stage prestart hooks (1)" "create: stage createRuntime hooks (1)" \
     "create: stage waited for the init: createContainer hooks, rootfs ready" "create: stage state saved" \
     "init: stage namespaces joined" "init: stage mounts" "init: stage createContainer hooks (1)" \

@@ -230,6 +230,14 @@ test_headers_match_files() {
     fail "headers that do not match their files: $out"
 }
 
+# Layers only include down (tests/lint/layers.py): no file includes the
+# header of a higher layer (src/linux including crt/sync.h, say); crt-stub
+# includes only crt/wire.h, the constants of no layer.
+test_layers_include_down() {
+  local out
+  out=$(cd "$REPO" && python3 tests/lint/layers.py 2>&1) || fail "includes of a higher layer: $out"
+}
+
 # No call through a cast function pointer (undefined behaviour, refused by
 # CFI): the spec parser's callbacks go through adapters of the exact type.
 test_no_function_pointer_casts() {

@@ -101,10 +101,10 @@ test_state_json_written_once_without_hooks() {
   [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
   make_bundle "$T/b" true
   local id; id=$(new_id)
-  CRT_TEST_PAUSE=create:prestart CRT_TEST_PAUSE_FILE=$T/paused "$tp" --root "$CRT_ROOT" create -b "$T/b" "$id" \
+  CRT_TEST_PAUSE=create:fifo CRT_TEST_PAUSE_FILE=$T/paused "$tp" --root "$CRT_ROOT" create -b "$T/b" "$id" \
     </dev/null >"$T/tp.out" 2>&1 &
   local cpid=$!
-  wait_for test -s "$T/paused" || { kill -9 $cpid; fail "create never reached create:prestart: $(cat "$T/tp.out")"; }
+  wait_for test -s "$T/paused" || { kill -9 $cpid; fail "create never reached create:fifo: $(cat "$T/tp.out")"; }
   local files; files=$(ls "$CRT_ROOT/$id" | tr '\n' ' ')
   run_rc crt state "$id"
   kill -9 $cpid; wait $cpid 2>/dev/null
