@@ -241,7 +241,7 @@ static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
 }
 
 /* v1_late: the v1 hierarchies made and configured now, while the init
- * makes its first mounts (it waits for CGROUP_JOIN only where it needs its
+ * makes its first mounts (it waits for CGROUP_DONE only where it needs its
  * cgroup).  A failure fails create as it did before the clone: same
  * message, the init killed before it joined, nothing left (undo_create),
  * and no poststop hooks (the container never had its cgroup). */

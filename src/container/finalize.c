@@ -5,6 +5,7 @@
 #include "finalize.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -129,18 +130,30 @@ void crt_joiner_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup, const
                       void (*child)(void *), void *arg) {
   crt_err *err = NULL;
   bool ignored;
+  /* The child speaks on the same socket, and asks first thing: it waits
+   * until PID went ahead of its first word (the runtime reads PID first). */
+  int go[2];
+  if (pipe2(go, O_CLOEXEC) < 0) {
+    crt_error(&err, errno, "%s: pipe", what);
+    crt_child_fail(r, err);
+  }
   pid_t pid = crt_clone_into(flags | CLONE_PARENT, cgroup_fd, in_cgroup ? in_cgroup : &ignored);
   if (pid < 0) {
     crt_error(&err, errno, "%s", what);
     crt_child_fail(r, err);
   }
   if (pid == 0) {
+    char c;
+    close(go[1]);
+    if (read(go[0], &c, 1) != 1) _exit(r->exit_code); /* the joiner failed: it reports */
+    close(go[0]);
     child(arg);
     _exit(r->exit_code); /* child never returns */
   }
+  close(go[0]);
   char buf[32];
   int n = snprintf(buf, sizeof buf, "%d", pid);
-  if (crt_sync_send(r->sync, CRT_SYNC_PID, buf, (size_t)n, -1) < 0) {
+  if (crt_sync_send(r->sync, CRT_SYNC_PID, buf, (size_t)n, -1) < 0 || write(go[1], "g", 1) != 1) {
     crt_error(&err, errno, "send the pid of the new process to the runtime");
     kill(pid, SIGKILL); /* nobody would know of it */
     crt_child_fail(r, err);

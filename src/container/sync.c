@@ -41,7 +41,7 @@ int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {
   struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf.buf, .msg_controllen = sizeof cbuf.buf};
   ssize_t r;
   bool reset = false;
-  /* ECONNRESET: the peer went with a message of ours unread (CGROUP_JOIN,
+  /* ECONNRESET: the peer went with a message of ours unread (CGROUP_DONE,
    * sent while the init mounts).  The kernel reports that before what the
    * peer queued, once: read on for its ERROR, or the EOF. */
   do r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
