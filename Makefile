@@ -19,7 +19,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-truncation \
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 \
 	-fno-strict-aliasing -D_FORTIFY_SOURCE=2 -fstack-protector-strong -pthread
 CPPFLAGS += -Iinclude $(PKG_CFLAGS) -DCRT_VERSION='"$(VERSION)"' -DCRT_COMMIT='"$(COMMIT)"'
 LDLIBS += $(PKG_LIBS)

@@ -34,7 +34,8 @@ bool crt_uid_map_in_userns(const char *line);
 
 /* The default state root, as runc's: $XDG_RUNTIME_DIR/<name> when
  * XDG_RUNTIME_DIR is set and either euid != 0, or euid 0 in a user
- * namespace with $USER unset or not "root"; otherwise /run/<name>. */
+ * namespace with $USER unset or not "root"; otherwise /run/<name>.  NULL
+ * when that does not fit buf[n] (a cut root would be another directory). */
 const char *crt_rootless_state_root(bool euid0, bool in_userns, const char *xdg, const char *user, char *buf,
                                     size_t n);
 

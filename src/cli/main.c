@@ -1,6 +1,7 @@
 /* crt: dispatch to subcommands after the global flags. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static int help_command(int argc, char **argv) {
 
 static void default_root(void) {
   if (crt_g.root) return;
-  static char buf[4096];
+  static char buf[PATH_MAX];
   const crt_rootless_ctx *r = crt_rootless_get();
   crt_g.root = crt_rootless_state_root(r->euid == 0, r->in_userns, getenv("XDG_RUNTIME_DIR"), getenv("USER"), buf,
                                        sizeof buf);
@@ -114,6 +115,10 @@ int main(int argc, char **argv) {
   default_root();
   if (crt_log_init(crt_g.log, strcmp(crt_g.log_format, "json") == 0, crt_g.debug) < 0) {
     fprintf(stderr, "crt: open log file %s: %s\n", crt_g.log, strerror(errno));
+    return 1;
+  }
+  if (!crt_g.root) {
+    crt_log_error_msg("XDG_RUNTIME_DIR is too long for the state root (give --root)");
     return 1;
   }
   if (optind >= argc) { /* runc: the help, status 0 */

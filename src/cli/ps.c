@@ -13,6 +13,7 @@
 #include "crt/namespaces.h"
 #include "crt/state.h"
 #include "crt/fs.h"
+#include "crt/str.h"
 
 static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   for (size_t i = 0; i < n; i++)
@@ -65,12 +66,14 @@ static int pid_column(const char *header) {
   return -1;
 }
 
+/* The pid in column col of line; -1 when there is none or it is no number. */
 static pid_t field_pid(const char *line, int col) {
   cleanup_free char *l = strdup(line);
   char *save;
   int i = 0;
+  long pid;
   for (char *t = l ? strtok_r(l, " \t", &save) : NULL; t; t = strtok_r(NULL, " \t", &save), i++)
-    if (i == col) return (pid_t)atoi(t);
+    if (i == col) return crt_parse_long(t, 0, INT_MAX, &pid) < 0 ? -1 : (pid_t)pid;
   return -1;
 }
 
@@ -83,8 +86,11 @@ static int table(pid_t *pids, size_t n, char **args, int nargs, crt_err **err) {
   int col = pid_column(line);
   if (col < 0) return crt_error(err, 0, "couldn't find PID field in ps output");
   printf("%s\n", line);
-  while ((line = strtok_r(NULL, "\n", &save)))
-    if (has_pid(pids, n, field_pid(line, col))) printf("%s\n", line);
+  while ((line = strtok_r(NULL, "\n", &save))) {
+    pid_t pid = field_pid(line, col);
+    if (pid < 0) return crt_error(err, EINVAL, "ps: unable to parse pid in \"%s\"", line); /* as runc */
+    if (has_pid(pids, n, pid)) printf("%s\n", line);
+  }
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "crt/state.h"
 #include "crt/log.h"
 #include "crt/numa.h"
+#include "crt/str.h"
 
 static int simple_help(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -109,16 +110,18 @@ static void table_free(list_table *t) {
 /* The owner column: the state directory's owner, as runc shows it; the
  * last name is kept, since a list's containers mostly share one (getpwuid
  * reads /etc/passwd each time). */
+#define OWNER_MAX 256 /* LOGIN_NAME_MAX */
 static void owner_name(uid_t uid, char *buf, size_t len) {
   static uid_t last_uid = (uid_t)-1;
-  static char last_name[64];
+  static char last_name[OWNER_MAX];
   if (uid != last_uid) {
     struct passwd *pw = getpwuid(uid);
-    if (pw) snprintf(last_name, sizeof last_name, "%s", pw->pw_name);
-    else snprintf(last_name, sizeof last_name, "#%u", uid);
+    /* a name too long to show whole shows as the uid, as one without a name */
+    if (!pw || crt_fmt(last_name, sizeof last_name, "%s", pw->pw_name) < 0)
+      snprintf(last_name, sizeof last_name, "#%u", uid);
     last_uid = uid;
   }
-  snprintf(buf, len, "%s", last_name);
+  if (crt_fmt(buf, len, "%s", last_name) < 0) snprintf(buf, len, "#%u", uid);
 }
 
 /* One container as probed: its state (NULL: none, being created or
@@ -202,7 +205,7 @@ static void list_one(const list_entry *e, bool json, bool quiet, bool first, lis
     printf("%s%s", first ? "" : ",", j);
     free(j);
   } else {
-    char owner[64] = "root", pid[24];
+    char owner[OWNER_MAX] = "root", pid[24];
     if (e->owner_known) owner_name(e->owner, owner, sizeof owner);
     snprintf(pid, sizeof pid, "%d", e->st == CRT_STATUS_STOPPED ? 0 : s->pid);
     const char *cells[NCOL] = {s->id, pid, crt_status_name(e->st), s->bundle, s->created, owner};

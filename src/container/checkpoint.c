@@ -23,6 +23,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/resolve.h"
+#include "crt/str.h"
 
 /* ---- the description file: one tab-separated record a line ---- */
 
@@ -89,8 +90,8 @@ static int desc_line(crt_ckpt_desc *d, char *line) {
   if (!strcmp(f[0], "netns") && nf == 2) return (d->ext_netns = true) ? 0 : -1;
   if (!strcmp(f[0], "mount")) return desc_mount(d, f, nf);
   if (!strcmp(f[0], "stdio") && nf == 3) {
-    int i = atoi(f[1]);
-    if (i < 0 || i > 2 || d->stdio[i]) return -1;
+    long i;
+    if (crt_parse_long(f[1], 0, 2, &i) < 0 || d->stdio[i]) return -1;
     return (d->stdio[i] = strdup(f[2])) ? 0 : -1;
   }
   return -1;

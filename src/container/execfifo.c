@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/str.h"
 
-static void fifo_path(const char *dir, char *buf, size_t len) {
-  snprintf(buf, len, "%s/" CRT_FIFO_NAME, dir);
+static int fifo_path(const char *dir, char *buf, size_t len, crt_err **err) {
+  return crt_pathf(buf, len, err, "%s/" CRT_FIFO_NAME, dir);
 }
 
 /* What the parked init runs (crt-stub's or crt's sealed memfd): the
@@ -49,8 +50,7 @@ int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err) {
 /* An older crt's record, the file exec.parked: "" when there is none. */
 static void parked_file(const char *dir, char *want, size_t len) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = crt_fmt(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir) < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
   ssize_t n = fd < 0 ? -1 : read(fd, want, len - 1);
   if (fd >= 0) close(fd);
   want[n > 0 ? n : 0] = 0;
@@ -62,8 +62,8 @@ static void parked_file(const char *dir, char *want, size_t len) {
 static int still_parked(const char *dir, pid_t pid, const char *parked) {
   char want[64] = "", now[64];
   if (!dir || pid <= 0) return -1;
-  if (parked) snprintf(want, sizeof want, "%s", parked);
-  else parked_file(dir, want, sizeof want);
+  if (parked && crt_fmt(want, sizeof want, "%s", parked) < 0) return -1; /* no record of ours */
+  if (!parked) parked_file(dir, want, sizeof want);
   if (!*want || exe_id(pid, now, sizeof now) < 0) return -1;
   now[strcspn(now, "\n")] = 0;
   return strcmp(want, now) == 0;
@@ -92,8 +92,8 @@ static int fill_pipe(int fd) {
 
 int crt_exec_fifo_create(const char *dir, int *fd, crt_err **err) {
   char fifo[PATH_MAX + 16];
-  fifo_path(dir, fifo, sizeof fifo);
   *fd = -1;
+  if (fifo_path(dir, fifo, sizeof fifo, err) < 0) return -1;
   if (mkfifo(fifo, 0600) < 0) return crt_error(err, errno, "mkfifo %s", fifo);
   /* O_RDWR opens without a reader; the init's end is this open file */
   *fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -116,7 +116,8 @@ void crt_exec_fifo_fail(int wfd, const char *msg, bool hook_failed) {
 
 int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err) {
   char fifo[PATH_MAX];
-  fifo_path(dir, fifo, sizeof fifo);
+  *fd = -1;
+  if (fifo_path(dir, fifo, sizeof fifo, err) < 0) return -1;
   *fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (*fd < 0) return crt_error(err, errno, "open %s", fifo);
   unlink(fifo);
@@ -190,6 +191,6 @@ int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed
 bool crt_exec_fifo_exists(const char *dir) {
   char fifo[PATH_MAX];
   struct stat st;
-  fifo_path(dir, fifo, sizeof fifo);
-  return crt_anchored_stat(fifo, &st) == 0;
+  cleanup_err crt_err *err = NULL;
+  return fifo_path(dir, fifo, sizeof fifo, &err) >= 0 && crt_anchored_stat(fifo, &st) == 0;
 }

@@ -24,6 +24,7 @@
 #include "crt/namespaces.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
+#include "crt/str.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
 
@@ -165,7 +166,10 @@ int crt_joiner_wait(int sync, pid_t joiner, pid_t *pid, crt_err **err) {
   cleanup_free crt_sync_msg *m = malloc(sizeof *m);
   int rc = m ? crt_sync_expect(sync, CRT_SYNC_PID, m, err) : crt_error(err, ENOMEM, "wait for the joiner");
   waitpid(joiner, NULL, 0);
-  if (rc == 0) *pid = (pid_t)atoi(m->data);
+  long v;
+  if (rc == 0 && crt_parse_long(m->data, 1, INT_MAX, &v) < 0)
+    return crt_error(err, EPROTO, "wait for the joiner: \"%s\" is no pid", m->data);
+  if (rc == 0) *pid = (pid_t)v;
   return rc;
 }
 

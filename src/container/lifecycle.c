@@ -20,6 +20,7 @@
 #include "crt/initcheck.h"
 #include "crt/namespaces.h"
 #include "crt/state.h"
+#include "crt/str.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
@@ -305,8 +306,9 @@ static void run_poststop(const crt_state *s, const crt_spec *spec, const crt_err
  * state.json goes first (crt_state_load tells the two apart). */
 static int remove_state_dir(const char *dir, crt_err **err) {
   char mark[PATH_MAX], path[PATH_MAX];
-  snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
-  snprintf(path, sizeof path, "%s/state.json", dir);
+  if (crt_pathf(mark, sizeof mark, err, "%s/%s", dir, CRT_DELETING_MARK) < 0 ||
+      crt_pathf(path, sizeof path, err, "%s/state.json", dir) < 0)
+    return -1;
   /* Both in one step: state.json becomes the mark (on ext4 a file made
    * costs 0.15 ms, a rename 0.03).  Without state.json (half-made or
    * half-deleted) the mark is made. */
@@ -322,7 +324,10 @@ static int remove_state_dir(const char *dir, crt_err **err) {
   struct dirent *e;
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, CRT_DELETING_MARK)) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (crt_pathf(path, sizeof path, err, "%s/%s", dir, e->d_name) < 0) {
+      closedir(d);
+      return crt_error_wrap(err, "remove %s", dir);
+    }
     /* the files (init, config.json) go without crt_rm_rf's two lstats */
     bool file = e->d_type != DT_DIR && e->d_type != DT_UNKNOWN;
     if (file && (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)) continue;
@@ -378,8 +383,8 @@ static void kill_leftovers(const crt_state *s, const crt_spec *spec) {
 /* Whether a delete was interrupted in the directory (remove_state_dir's mark). */
 static bool half_deleted(const char *dir) {
   char mark[PATH_MAX];
-  snprintf(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK);
-  return access(mark, F_OK) == 0;
+  /* too long for a path: no mark can be there */
+  return crt_fmt(mark, sizeof mark, "%s/%s", dir, CRT_DELETING_MARK) >= 0 && access(mark, F_OK) == 0;
 }
 
 /* A directory without a usable state.json: half-made, half-deleted or

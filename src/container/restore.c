@@ -39,6 +39,7 @@
 #include "crt/checkpoint.h"
 #include "crt/restore.h"
 #include "crt/state.h"
+#include "crt/str.h"
 #include "crt/criu.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
@@ -65,7 +66,7 @@ static int load_images(rctx *c, crt_err **err) {
   if (stat(c->images, &st) < 0) return crt_error_kind(err, CRT_ERR_INVALID, errno, "image directory %s", c->images);
   if (!S_ISDIR(st.st_mode)) return crt_error_kind(err, CRT_ERR_INVALID, ENOTDIR, "image directory %s", c->images);
   char inv[PATH_MAX];
-  snprintf(inv, sizeof inv, "%s/inventory.img", c->images);
+  if (crt_pathf(inv, sizeof inv, err, "%s/inventory.img", c->images) < 0) return -1;
   if (access(inv, F_OK) < 0)
     return crt_error_kind(err, CRT_ERR_INVALID, 0, "%s holds no checkpoint (no inventory.img)", c->images);
   return crt_ckpt_desc_load(c->images, &c->d, err);
@@ -151,7 +152,7 @@ static int make_state(rctx *c, crt_err **err) {
   crt_cgroup_config cc = {.id = o->id, .spec = c->spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
   if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;
   if (crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save(o->root, s, err) < 0) return -1;
-  snprintf(c->croot, sizeof c->croot, "%s/criu-root", c->dir);
+  if (crt_pathf(c->croot, sizeof c->croot, err, "%s/criu-root", c->dir) < 0) return -1;
   if (mkdir(c->croot, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->croot);
   return 0;
 }
@@ -211,8 +212,8 @@ static int write_action_script(const rctx *c, char *path, size_t len, crt_err **
     free(buf);
     return crt_error(err, ENOMEM, "action script");
   }
-  snprintf(path, len, "%s/criu-notify.sh", c->dir);
-  int rc = crt_write_file_atomic(path, buf, n, 0700, err);
+  int rc = crt_pathf(path, len, err, "%s/criu-notify.sh", c->dir);
+  if (rc >= 0) rc = crt_write_file_atomic(path, buf, n, 0700, err);
   free(buf);
   return rc;
 }
@@ -338,8 +339,8 @@ static int read_pid(const char *dir, pid_t *pid, crt_err **err) {
   cleanup_free char *buf = NULL;
   if (crt_read_file(path, 64, &buf, NULL, err) < 0) return crt_error_wrap(err, "criu's pid file");
   unlink(path);
-  long v = strtol(buf, NULL, 10);
-  if (v <= 0) return crt_error(err, 0, "criu's pid file %s: \"%s\" is no pid", path, buf);
+  long v;
+  if (crt_parse_long(buf, 1, INT_MAX, &v) < 0) return crt_error(err, 0, "criu's pid file %s: \"%s\" is no pid", path, buf);
   *pid = (pid_t)v;
   return 0;
 }
@@ -446,7 +447,12 @@ int crt_restore_notify(const char *root, const char *id, const char *action, crt
   int rc = -1;
   if (crt_state_load(root, id, &s, err) < 0 || crt_state_load_spec(s, &spec, err) < 0) goto out;
   const char *p = getenv("CRTOOLS_INIT_PID");
-  s->pid = p ? (pid_t)atoi(p) : 0;
+  long pid = 0;
+  if (p && crt_parse_long(p, 1, INT_MAX, &pid) < 0) {
+    crt_error(err, 0, "CRTOOLS_INIT_PID \"%s\" is no pid", p);
+    goto out;
+  }
+  s->pid = (pid_t)pid;
   rc = 0;
   if (spec->hooks) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_CREATED, false);

@@ -20,9 +20,14 @@
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/state.h"
+#include "crt/str.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 
+/* A state.json is a few hundred bytes; one of a megabyte is damage. */
+#define STATE_MAX (1 << 20)
+/* What `list` reads in one go (see crt_state_load). */
+#define STATE_SMALL 16384
 
 int crt_container_id_check(const char *id, crt_err **err) {
   if (id == NULL || *id == 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "container id cannot be empty");
@@ -140,8 +145,9 @@ int crt_state_save_rescue(const char *root, crt_state *s, crt_err **err) {
   char dir[PATH_MAX], rescue[PATH_MAX + 8], line[PATH_MAX + 64];
   if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
   snprintf(rescue, sizeof rescue, "%s/init", dir);
-  int n = snprintf(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
-                   s->cgroup_path ? s->cgroup_path : "");
+  int n = crt_fmt(line, sizeof line, "%d %llu %s\n", s->pid, (unsigned long long)s->start_time,
+                  s->cgroup_path ? s->cgroup_path : "");
+  if (n < 0) return crt_error(err, ENAMETOOLONG, "%s: cgroup path too long", rescue);
   /* create saves the state twice with the same pid and cgroup, holding
    * the lock throughout: what it wrote the first time is still there */
   if (s->rescue && strcmp(s->rescue, line) == 0) return 0;
@@ -154,7 +160,7 @@ int crt_state_save_rescue(const char *root, crt_state *s, crt_err **err) {
 int crt_state_save(const char *root, crt_state *s, crt_err **err) {
   char dir[PATH_MAX], path[PATH_MAX];
   if (crt_container_dir(root, s->id, dir, sizeof dir, err) < 0) return -1;
-  snprintf(path, sizeof path, "%s/state.json", dir);
+  if (crt_pathf(path, sizeof path, err, "%s/state.json", dir) < 0) return -1;
   yajl_gen g = yajl_gen_alloc(NULL);
   if (!g) return crt_error(err, ENOMEM, "state.json");
   yajl_gen_map_open(g);
@@ -332,17 +338,17 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   char dir[PATH_MAX], path[PATH_MAX];
   if (crt_container_id_check(id, err) < 0) return -1;
   if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
-  snprintf(path, sizeof path, "%s/state.json", dir);
+  if (crt_pathf(path, sizeof path, err, "%s/state.json", dir) < 0) return -1;
   /* `list` loads every container: most state files fit one read (three
    * system calls, not crt_read_file's five); a bigger one, or an error,
    * is read again the full way, which has the messages. */
-  char small[16384];
+  char small[STATE_SMALL];
   ssize_t n = crt_read_small(path, small, sizeof small);
   if (n >= 0 && (size_t)n < sizeof small - 1) return crt_state_parse(small, (size_t)n, id, dir, path, out, err);
   cleanup_free char *buf = NULL;
   size_t len = 0;
   cleanup_err crt_err *rerr = NULL;
-  if (crt_read_file(path, 1 << 20, &buf, &len, &rerr) < 0) {
+  if (crt_read_file(path, STATE_MAX, &buf, &len, &rerr) < 0) {
     if (rerr->errnum == ENOENT) {
       struct stat st;
       char mark[PATH_MAX + 16];
@@ -380,7 +386,7 @@ int crt_container_lock(const char *root, const char *id, crt_err **err) {
 
 int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/config.json", s->dir);
+  if (crt_pathf(path, sizeof path, err, "%s/config.json", s->dir) < 0) return -1;
   cleanup_free char *json = crt_spec_to_json(spec, false);
   if (!json) return crt_error(err, ENOMEM, "save %s", path);
   return crt_write_file_atomic(path, json, strlen(json), 0600, err);
@@ -388,7 +394,7 @@ int crt_state_save_spec(const crt_state *s, const crt_spec *spec, crt_err **err)
 
 int crt_state_load_spec(const crt_state *s, crt_spec **out, crt_err **err) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/config.json", s->dir);
+  if (crt_pathf(path, sizeof path, err, "%s/config.json", s->dir) < 0) return -1;
   return crt_spec_load(path, out, err);
 }
 

@@ -20,6 +20,7 @@
 #include "crt/log.h"
 #include "crt/procinfo.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 #include "crt/testpoint.h"
 
 /* The mode decides nothing but this choice: every operation goes through
@@ -226,15 +227,15 @@ static bool dir_is_v2(const cg_driver *drv, const char *dir) {
 static const char *hier_of(const cg_driver *drv, const char *dir, char *buf, size_t n) {
   size_t r = strlen(cg_root());
   if (dir_is_v2(drv, dir) || strncmp(dir, cg_root(), r) || dir[r] != '/') return "";
-  snprintf(buf, n, "%.*s", (int)strcspn(dir + r + 1, "/"), dir + r + 1);
-  return buf;
+  /* hierarchy names are short ("cpu,cpuacct"): a longer one is none of ours */
+  return crt_fmt(buf, n, "%.*s", (int)strcspn(dir + r + 1, "/"), dir + r + 1) < 0 ? "" : buf;
 }
 
 /* Whether pid already sits in the cgroup2 cgroup rel (cloned into it). */
 static bool v2_member(pid_t pid, const char *path, const char *sub) {
   if (cg_root_is_test()) return false; /* a test tree's paths are not the pid's */
   char rel[PATH_MAX];
-  snprintf(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "");
+  if (crt_fmt(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "") < 0) return false;
   cleanup_free char *cur = crt_proc_cgroup_path(pid, "");
   return cur && strcmp(cur, rel) == 0;
 }
@@ -262,7 +263,10 @@ int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) 
   for (size_t i = 0; rc == 0 && i < n; i++) {
     if (dir_is_v2(drv, dirs[i])) continue;
     char f[PATH_MAX];
-    snprintf(f, sizeof f, "%s/tasks", dirs[i]);
+    if (crt_pathf(f, sizeof f, err, "%s/tasks", dirs[i]) < 0) {
+      rc = crt_error_wrap(err, "cgroup: open tasks");
+      break;
+    }
     int fd = open(f, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       rc = crt_error(err, errno, "cgroup: open %s", f);
@@ -373,7 +377,9 @@ static int collect_pids(const char *dir, pid_t **pids, size_t *n, crt_err **err)
     pid_t *nv = realloc(*pids, (*n + 1) * sizeof **pids);
     if (!nv) return crt_error(err, ENOMEM, "cgroup: pids");
     *pids = nv;
-    (*pids)[(*n)++] = (pid_t)atoi(t);
+    long pid;
+    if (crt_parse_long(t, 1, INT_MAX, &pid) < 0) return crt_error(err, EINVAL, "cgroup: %s/cgroup.procs: \"%s\" is no pid", dir, t);
+    (*pids)[(*n)++] = (pid_t)pid;
   }
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -382,8 +388,8 @@ static int collect_pids(const char *dir, pid_t **pids, size_t *n, crt_err **err)
   while (rc == 0 && (e = readdir(d))) {
     if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-    rc = collect_pids(sub, pids, n, err);
+    rc = crt_pathf(sub, sizeof sub, err, "%s/%s", dir, e->d_name);
+    if (rc >= 0) rc = collect_pids(sub, pids, n, err);
   }
   closedir(d);
   return rc;

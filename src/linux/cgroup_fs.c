@@ -16,12 +16,22 @@
 #include "crt/procinfo.h"
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/str.h"
+
+/* Most cgroup files fit in this (one read); none is bigger than CG_FILE_MAX
+ * (cgroup.procs of a big cgroup comes close). */
+#define CG_SMALL 4096
+#define CG_FILE_MAX (16 << 20)
+/* Processes just killed leave their cgroup asynchronously: rmdir is
+ * retried for up to a second. */
+#define RMDIR_TRIES 100
+#define RMDIR_WAIT_US 10000
 
 bool cg_perm_error(int e) { return e == EACCES || e == EPERM || e == EROFS; }
 
 int cg_open_write(const char *dir, const char *file, crt_err **err) {
   char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
+  if (crt_pathf(p, sizeof p, err, "%s/%s", dir, file) < 0) return crt_error_wrap(err, "cgroup: write %s", file);
   int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return crt_error(err, errno, "cgroup: write %s", file);
   return fd;
@@ -39,26 +49,27 @@ int cg_write(const char *dir, const char *file, const char *val, crt_err **err) 
 }
 
 int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {
-  char buf[4096];
+  char buf[CG_VALUE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof buf) return crt_error(err, E2BIG, "cgroup: write %s: value too long", file);
   return cg_write(dir, file, buf, err);
 }
 
 char *cg_read(const char *dir, const char *file) {
   char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
+  if (crt_fmt(p, sizeof p, "%s/%s", dir, file) < 0) return NULL; /* errno ENAMETOOLONG */
   /* most cgroup files fit: one open, read and close (list and state read
    * freezer.state of every container) */
-  char small[4096];
+  char small[CG_SMALL];
   ssize_t n = crt_read_small(p, small, sizeof small);
   if (n < 0) return NULL;
   if ((size_t)n < sizeof small - 1) return strndup(small, (size_t)n);
   char *out = NULL;
   crt_err *e = NULL;
-  if (crt_read_file(p, 16 << 20, &out, NULL, &e) < 0) {
+  if (crt_read_file(p, CG_FILE_MAX, &out, NULL, &e) < 0) {
     int en = e ? e->errnum : EIO;
     crt_err_free(&e);
     errno = en;
@@ -69,8 +80,7 @@ char *cg_read(const char *dir, const char *file) {
 
 bool cg_exists(const char *dir, const char *file) {
   char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/%s", dir, file);
-  return access(p, F_OK) == 0;
+  return crt_fmt(p, sizeof p, "%s/%s", dir, file) >= 0 && access(p, F_OK) == 0;
 }
 
 int cg_read_u64(const char *dir, const char *file, unsigned long long *v) {
@@ -116,7 +126,7 @@ void cg_strv_free(char **v) {
 void cg_undo_mkdir(const char *dir, const char *first_made) {
   if (!first_made) return;
   char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", dir);
+  if (crt_fmt(buf, sizeof buf, "%s", dir) < 0) return; /* too long to have been made */
   size_t stop = strlen(first_made);
   for (;;) {
     rmdir(buf);
@@ -140,8 +150,8 @@ static int rmdir_tree(const char *dir) {
   while ((e = readdir(d))) {
     if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-    rmdir_tree(sub);
+    /* one too long to reach is left, and the rmdir below fails */
+    if (crt_fmt(sub, sizeof sub, "%s/%s", dir, e->d_name) >= 0) rmdir_tree(sub);
   }
   closedir(d);
   if (rmdir(dir) < 0 && errno != ENOENT) return -1;
@@ -151,13 +161,12 @@ static int rmdir_tree(const char *dir) {
 int cg_remove_dirs(char *const *dirs, crt_err **err) {
   int rc = 0;
   for (size_t i = 0; dirs[i]; i++) {
-    /* Processes that were just killed leave their cgroup asynchronously. */
     int r = -1, e = 0;
-    for (int t = 0; t < 100; t++) {
+    for (int t = 0; t < RMDIR_TRIES; t++) {
       r = rmdir_tree(dirs[i]);
       e = errno;
       if (r == 0 || e != EBUSY) break;
-      usleep(10000);
+      usleep(RMDIR_WAIT_US);
     }
     if (r < 0 && rc == 0) rc = crt_error(err, e, "cgroup: remove %s", dirs[i]);
   }

@@ -98,6 +98,10 @@ const char *cg_root(void);
 bool cg_root_is_test(void);
 
 /* ---- file I/O (cgroup_fs.c) ---- */
+/* What one formatted write of a cgroup file carries at most (a device
+ * rule, a cpuset list, an rdma limit fit with room to spare); longer is
+ * an error, never a cut value. */
+#define CG_VALUE_MAX 4096
 /* Writes val to dir/file: "cgroup: write FILE: strerror". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
 /* cg_write in two halves, for several writes through one open file (v1's
@@ -169,7 +173,7 @@ unsigned long long cg_shares_to_weight(unsigned long long shares);
 unsigned long long cg_blkio_to_io_weight(unsigned long long w);
 int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err);
 /* "dev hca_handle=N hca_object=M" for rdma.max. */
-int cg_rdma_line(const crt_rdma *r, char *buf, size_t len);
+int cg_rdma_line(const crt_rdma *r, char *buf, size_t len, crt_err **err);
 
 /* ---- v1 (and the v1 half of hybrid; cgroup_v1.c) ----
  * The enter functions return 1 when rootless and no hierarchy could be

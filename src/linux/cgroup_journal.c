@@ -60,11 +60,12 @@ int cg_jwrite(cg_journal *j, const char *dir, const char *file, const char *val,
 }
 
 int cg_jwritef(cg_journal *j, const char *dir, const char *file, crt_err **err, const char *fmt, ...) {
-  char buf[4096];
+  char buf[CG_VALUE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof buf) return crt_error(err, E2BIG, "cgroup: write %s: value too long", file);
   return cg_jwrite(j, dir, file, buf, err);
 }
 

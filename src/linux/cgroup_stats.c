@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgroup_internal.h"
+#include "crt/str.h"
 
 unsigned long long cg_rd(const char *dir, const char *file) {
   unsigned long long v = 0;
@@ -61,8 +62,8 @@ int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
     const char *n = e->d_name;
     size_t l = strlen(n), sl = strlen(suffix);
     if (strncmp(n, "hugetlb.", 8) || l <= 8 + sl || strcmp(n + l - sl, suffix) || strstr(n, ".rsvd.")) continue;
-    char size[32];
-    snprintf(size, sizeof size, "%.*s", (int)(l - 8 - sl), n + 8);
+    char size[32]; /* "2MB", "1GB": a longer one is no page size */
+    if (crt_fmt(size, sizeof size, "%.*s", (int)(l - 8 - sl), n + 8) < 0) continue;
     crt_cgroup_hugetlb_stat *nv = realloc(st->hugetlb, (st->n_hugetlb + 1) * sizeof *nv);
     if (!nv) {
       rc = -1;
@@ -72,7 +73,7 @@ int cg_hugetlb_stats(const char *dir, bool v2, crt_cgroup_stats *st) {
     crt_cgroup_hugetlb_stat *h = &nv[st->n_hugetlb++];
     memset(h, 0, sizeof *h);
     h->pagesize = strdup(size);
-    char f[96];
+    char f[96]; /* fits "hugetlb.<size>.max_usage_in_bytes" */
     snprintf(f, sizeof f, "hugetlb.%s.%s", size, v2 ? "current" : "usage_in_bytes");
     h->usage = cg_rd(dir, f);
     if (v2) {

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "crt/gvariant.h"
 #include "crt/log.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
@@ -57,9 +59,13 @@ static int load_sd(crt_err **err) {
   if (sd.loaded) return 0;
   void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!h) return crt_error(err, ENOENT, "systemd cgroup manager: cannot load libsystemd.so.0: %s", dlerror());
-#define SYM(field, name)                                                                                    \
-  if (!(*(void **)&sd.field = dlsym(h, name)))                                                              \
-    return crt_error(err, ENOENT, "systemd cgroup manager: libsystemd.so.0 lacks %s", name);
+  /* dlsym gives a void *; POSIX makes it convertible to the function
+   * pointer, which memcpy does without the aliasing pun */
+  void *f;
+#define SYM(field, name)                                                                    \
+  if (!(f = dlsym(h, name)))                                                                \
+    return crt_error(err, ENOENT, "systemd cgroup manager: libsystemd.so.0 lacks %s", name); \
+  memcpy(&sd.field, &f, sizeof sd.field);
   SYM(open_system, "sd_bus_open_system")
   SYM(open_user, "sd_bus_open_user")
   SYM(close_unref, "sd_bus_flush_close_unref")
@@ -85,13 +91,31 @@ static int load_sd(crt_err **err) {
 
 /* ---- names ---- */
 
+/* Appends to path[size] at *n; -1 once it does not fit ("a-b-c.slice"
+ * nests a directory for each dash). */
+static int path_add(char *path, size_t size, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int path_add(char *path, size_t size, size_t *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(path + *n, size - *n, fmt, ap);
+  va_end(ap);
+  if (w < 0 || (size_t)w >= size - *n) return -1;
+  *n += (size_t)w;
+  return 0;
+}
+
+static int too_long(crt_err **err) {
+  return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: cgroupsPath too long");
+}
+
 int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, char **out, crt_err **err) {
   char slice[256], prefix[256], name[256];
   const char *p = cgroups_path;
   if (!p || !*p) {
     snprintf(slice, sizeof slice, "%s", rootless ? "user.slice" : "system.slice");
     snprintf(prefix, sizeof prefix, "crt");
-    snprintf(name, sizeof name, "%s", id);
+    if (crt_fmt(name, sizeof name, "%s", id) < 0)
+      return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: container id too long for a unit name");
   } else {
     const char *a = strchr(p, ':');
     const char *b = a ? strchr(a + 1, ':') : NULL;
@@ -99,6 +123,7 @@ int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, cha
         (size_t)(b - a - 1) >= sizeof prefix || strlen(b + 1) >= sizeof name)
       return crt_error(err, 0,
                        "systemd cgroup manager: expected cgroupsPath of the form \"slice:prefix:name\", got \"%s\"", p);
+    /* the lengths are checked above: these fit */
     snprintf(slice, sizeof slice, "%.*s", (int)(a - p), p);
     snprintf(prefix, sizeof prefix, "%.*s", (int)(b - a - 1), a + 1);
     snprintf(name, sizeof name, "%s", b + 1);
@@ -116,20 +141,21 @@ int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, cha
       if (c == stem_end || *c == '-') {
         if (c == slice || c[-1] == '-' || (c != stem_end && c + 1 == stem_end))
           return crt_error(err, 0, "systemd cgroup manager: invalid slice name \"%s\"", slice);
-        n += (size_t)snprintf(path + n, sizeof path - n, "/%.*s.slice", (int)(c - slice), slice);
+        if (path_add(path, sizeof path, &n, "/%.*s.slice", (int)(c - slice), slice) < 0) return too_long(err);
         if (c == stem_end) break;
       }
     }
   }
   /* a name ending in .slice is a slice unit of its own (runc does the same) */
   size_t nl = strlen(name);
+  int rc;
   if (nl > 6 && !strcmp(name + nl - 6, ".slice"))
-    n += (size_t)snprintf(path + n, sizeof path - n, "/%s", name);
+    rc = path_add(path, sizeof path, &n, "/%s", name);
   else if (*prefix)
-    n += (size_t)snprintf(path + n, sizeof path - n, "/%s-%s.scope", prefix, name);
+    rc = path_add(path, sizeof path, &n, "/%s-%s.scope", prefix, name);
   else
-    n += (size_t)snprintf(path + n, sizeof path - n, "/%s.scope", name);
-  if (n >= sizeof path) return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: cgroupsPath too long");
+    rc = path_add(path, sizeof path, &n, "/%s.scope", name);
+  if (rc < 0) return too_long(err);
   *out = strdup(path);
   return *out ? 0 : crt_error(err, ENOMEM, "cgroup");
 }
@@ -444,8 +470,9 @@ static int append_annotations(sd_bus_message *m, const crt_spec *spec, crt_err *
 
 static int append_props(sd_bus_message *m, const char *unit, const char *slice, const crt_cgroup_config *cfg,
                         pid_t pid, bool v2, crt_err **err) {
-  char desc[300];
-  snprintf(desc, sizeof desc, "crt container %s", cfg->id ? cfg->id : unit);
+  cleanup_free char *desc = NULL;
+  if (asprintf(&desc, "crt container %s", cfg->id ? cfg->id : unit) < 0)
+    return crt_error(err, ENOMEM, "systemd cgroup manager: unit description");
   int rc = sd.append(m, "(sv)", "Description", "s", desc);
   if (rc >= 0 && slice) rc = sd.append(m, "(sv)", "Slice", "s", slice);
   if (rc >= 0) rc = sd.append(m, "(sv)", "Delegate", "b", 1);
@@ -469,7 +496,8 @@ int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, 
   char slice[256] = "-.slice";
   const char *end = unit - 1, *beg = end;
   while (beg > path && beg[-1] != '/') beg--;
-  if (end > beg) snprintf(slice, sizeof slice, "%.*s", (int)(end - beg), beg);
+  if (end > beg && crt_fmt(slice, sizeof slice, "%.*s", (int)(end - beg), beg) < 0)
+    return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: slice of %s: name too long", path);
   bool is_slice = strlen(unit) > 6 && !strcmp(unit + strlen(unit) - 6, ".slice");
   sd_bus *bus = NULL;
   sd_bus_slot *slot = NULL;

@@ -17,6 +17,7 @@
 
 #include "cgroup_internal.h"
 #include "crt/log.h"
+#include "crt/str.h"
 
 #ifndef CGROUP_SUPER_MAGIC
 #define CGROUP_SUPER_MAGIC 0x27e0eb
@@ -46,8 +47,8 @@ static char **detect_hierarchies(void) {
   if (!v) return NULL;
   for (size_t i = 0; v1_ctrls[i]; i++) {
     char d[PATH_MAX];
-    snprintf(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]);
     struct stat st;
+    if (crt_fmt(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]) < 0) continue;
     if (stat(d, &st) != 0 || !is_hierarchy(d, &st)) continue;
     /* cpu and cpuacct are often symlinks to one "cpu,cpuacct" mount. */
     bool dup = false;
@@ -86,7 +87,8 @@ char **cg_v1_hierarchies(void) {
     if (v) {
       cg_strv_free(cached);
       cached = v;
-      snprintf(cached_root, sizeof cached_root, "%s", cg_root());
+      /* a root too long to remember is never matched: no cache */
+      if (crt_fmt(cached_root, sizeof cached_root, "%s", cg_root()) < 0) *cached_root = 0;
     }
   }
   char **out = cached && !strcmp(cached_root, cg_root()) ? strv_dup(cached) : NULL;
@@ -108,8 +110,7 @@ static int cpuset_inherit(const char *dir, crt_err **err) {
     if (!cur) continue;
     if (cur[strspn(cur, " \n")] != 0) continue;
     char parent[PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *s = strrchr(parent, '/');
+    char *s = crt_fmt(parent, sizeof parent, "%s", dir) < 0 ? NULL : strrchr(parent, '/');
     if (!s) continue;
     *s = 0;
     cleanup_free char *pv = cg_read(parent, files[i]);
@@ -125,7 +126,7 @@ static int cpuset_inherit(const char *dir, crt_err **err) {
  * that remembers the first directory it made (for undo). */
 static int mkdir_cg(const char *dir, size_t hlen, bool cpuset, char **first_made, crt_err **err) {
   char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", dir);
+  if (crt_pathf(buf, sizeof buf, err, "%s", dir) < 0) return crt_error_wrap(err, "cgroup: mkdir");
   size_t len = strlen(buf);
   for (char *p = buf + (hlen < len ? hlen + 1 : len);; p++) {
     if (*p != '/' && *p != 0) continue;
@@ -241,7 +242,9 @@ int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_e
       char maj[24] = "*", min[24] = "*";
       if (r->major.set && r->major.v >= 0) snprintf(maj, sizeof maj, "%lld", (long long)r->major.v);
       if (r->minor.set && r->minor.v >= 0) snprintf(min, sizeof min, "%lld", (long long)r->minor.v);
-      snprintf(line, sizeof line, "%s %s:%s %s", type, maj, min, r->access ? r->access : "rwm");
+      const char *access = r->access ? r->access : "rwm";
+      if (crt_fmt(line, sizeof line, "%s %s:%s %s", type, maj, min, access) < 0)
+        return crt_error(err, EINVAL, "cgroup: device rule \"%s %s:%s %s\": too long", type, maj, min, access);
     }
     if (cg_write_fd(r->allow ? allow : deny, dir, r->allow ? "devices.allow" : "devices.deny", line, err) < 0) return -1;
   }
@@ -263,11 +266,12 @@ static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...)
 static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...) {
   cleanup_free char *d = ctrl_dir(ctrl, c->path);
   if (!d) return crt_error(c->err, ENOMEM, "cgroup");
-  char buf[4096];
+  char buf[CG_VALUE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof buf) return crt_error(c->err, E2BIG, "cgroup: write %s: value too long", file);
   return cg_jwrite(c->j, d, file, buf, c->err);
 }
 
@@ -417,11 +421,12 @@ static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
     char file[128];
     if (!h->page_size || strchr(h->page_size, '/'))
       return crt_error(c->err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
+    if (crt_fmt(file, sizeof file, "hugetlb.%s.limit_in_bytes", h->page_size) < 0)
+      return crt_error(c->err, ENAMETOOLONG, "cgroup: hugepage size %s: too long", h->page_size);
     if (u) {
-      snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
+      snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size); /* shorter: fits */
       if (cg_jwritef(c->j, u, file, c->err, "%llu", (unsigned long long)h->limit) < 0) return -1;
     } else {
-      snprintf(file, sizeof file, "hugetlb.%s.limit_in_bytes", h->page_size);
       if (w(c, "hugetlb", file, "%llu", (unsigned long long)h->limit) < 0) return -1;
     }
   }
@@ -458,7 +463,7 @@ int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_r
   if (v1_blkio(&c, r) < 0 || v1_hugetlb(&c, r) < 0 || v1_network(&c, r) < 0) return -1;
   for (size_t i = 0; i < r->n_rdma; i++) {
     char line[512];
-    cg_rdma_line(&r->rdma[i], line, sizeof line);
+    if (cg_rdma_line(&r->rdma[i], line, sizeof line, c.err) < 0) return -1;
     if (w(&c, "rdma", "rdma.max", "%s", line) < 0) return -1;
   }
   return 0;
@@ -485,8 +490,7 @@ static char **v1_dirs(const cg_driver *d, const char *path) {
   for (size_t i = 0; rc == 0 && h[i]; i++) rc = cg_strv_push(&v, &k, h[i], path);
   char u[PATH_MAX];
   if (rc == 0 && d->unified) {
-    snprintf(u, sizeof u, "%s/%s", cg_root(), d->unified);
-    rc = cg_strv_push(&v, &k, u, path);
+    rc = crt_fmt(u, sizeof u, "%s/%s", cg_root(), d->unified) < 0 ? -1 : cg_strv_push(&v, &k, u, path);
   }
   cg_strv_free(h);
   if (rc < 0) {
@@ -676,7 +680,7 @@ static int v1_stats(const cg_driver *d, const char *path, crt_cgroup_stats *st) 
 static int v1_oom_fd(const cg_driver *drv, const char *path, crt_err **err) {
   cleanup_free char *d = v1_dir(drv, path, "memory");
   char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/memory.oom_control", d ? d : "");
+  if (crt_pathf(p, sizeof p, err, "%s/memory.oom_control", d ? d : "") < 0) return crt_error_wrap(err, "cgroup: OOM watch");
   cleanup_close int ofd = open(p, O_RDONLY | O_CLOEXEC);
   if (ofd < 0) return crt_error(err, errno, "cgroup: open %s", p);
   int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

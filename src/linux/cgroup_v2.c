@@ -17,6 +17,7 @@
 #include "crt/fs.h"
 #include "crt/log.h"
 #include "crt/procinfo.h"
+#include "crt/str.h"
 
 static void fmt_max(char *buf, size_t len, long long v) {
   if (v < 0)
@@ -156,12 +157,13 @@ int cg_v2_apply(cg_journal *j, const char *d, const crt_resources *r, crt_err **
     if (!h->page_size || strchr(h->page_size, '/'))
       return crt_error(err, EINVAL, "cgroup: invalid hugepage size %s", h->page_size ? h->page_size : "(null)");
     char file[128];
-    snprintf(file, sizeof file, "hugetlb.%s.max", h->page_size);
+    if (crt_fmt(file, sizeof file, "hugetlb.%s.max", h->page_size) < 0)
+      return crt_error(err, ENAMETOOLONG, "cgroup: hugepage size %s: too long", h->page_size);
     if (cg_jwritef(j, d, file, err, "%llu", (unsigned long long)h->limit) < 0) return -1;
   }
   for (size_t i = 0; i < r->n_rdma; i++) {
     char line[512];
-    cg_rdma_line(&r->rdma[i], line, sizeof line);
+    if (cg_rdma_line(&r->rdma[i], line, sizeof line, err) < 0) return -1;
     if (cg_jwrite(j, d, "rdma.max", line, err) < 0) return -1;
   }
   return v2_unified(j, d, &r->unified, err);
@@ -174,8 +176,9 @@ static void enable_controllers(const char *dir) {
   if (!ctrls) return;
   char all[1024] = "";
   char *save;
+  /* the kernel has a dozen controllers: a list that does not fit is not one */
   for (char *t = strtok_r(ctrls, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
-    snprintf(all + strlen(all), sizeof all - strlen(all), "%s+%s", *all ? " " : "", t);
+    if (crt_fmt(all + strlen(all), sizeof all - strlen(all), "%s+%s", *all ? " " : "", t) < 0) return;
   if (!*all) return;
   crt_err *e = NULL;
   if (cg_write(dir, "cgroup.subtree_control", all, &e) == 0) return;
@@ -391,7 +394,7 @@ static int v2_stats(const cg_driver *drv, const char *path, crt_cgroup_stats *st
 static int v2_oom_fd(const cg_driver *drv, const char *path, crt_err **err) {
   cleanup_free char *d = v2_dir(drv, path, NULL);
   char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s/memory.events", d ? d : "");
+  if (crt_pathf(p, sizeof p, err, "%s/memory.events", d ? d : "") < 0) return crt_error_wrap(err, "cgroup: OOM watch");
   int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (fd < 0) return crt_error(err, errno, "cgroup: inotify");
   if (inotify_add_watch(fd, p, IN_MODIFY) < 0) {

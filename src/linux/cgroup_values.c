@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgroup_internal.h"
+#include "crt/str.h"
 
 unsigned long long cg_shares_to_weight(unsigned long long shares) {
   if (shares == 0) return 0;
@@ -44,11 +45,13 @@ int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err) {
   return 0;
 }
 
-int cg_rdma_line(const crt_rdma *r, char *buf, size_t len) {
-  int n = snprintf(buf, len, "%s", r->device ? r->device : "");
-  if (r->hca_handles.set) n += snprintf(buf + n, len - (size_t)n, " hca_handle=%llu", (unsigned long long)r->hca_handles.v);
-  if (r->hca_objects.set) n += snprintf(buf + n, len - (size_t)n, " hca_object=%llu", (unsigned long long)r->hca_objects.v);
-  return n;
+int cg_rdma_line(const crt_rdma *r, char *buf, size_t len, crt_err **err) {
+  char h[48] = "", o[48] = "";
+  if (r->hca_handles.set) snprintf(h, sizeof h, " hca_handle=%llu", (unsigned long long)r->hca_handles.v);
+  if (r->hca_objects.set) snprintf(o, sizeof o, " hca_object=%llu", (unsigned long long)r->hca_objects.v);
+  const char *dev = r->device ? r->device : "";
+  if (crt_fmt(buf, len, "%s%s%s", dev, h, o) < 0) return crt_error(err, ENAMETOOLONG, "cgroup: rdma device %s: name too long", dev);
+  return 0;
 }
 
 /* ---- validation ---- */

@@ -32,6 +32,7 @@
 
 #include "crt/cloned_binary.h"
 #include "crt/log.h"
+#include "crt/str.h"
 
 extern char **environ;
 
@@ -155,7 +156,8 @@ static int overlay_mount(const char *dir, const char *filler, crt_err **err) {
   char lower[2 * PATH_MAX + 4], a[2 * PATH_MAX], b[2 * PATH_MAX];
   if (!escape_layer(dir, a, sizeof a) || !escape_layer(filler, b, sizeof b))
     return crt_error(err, ENAMETOOLONG, "overlay layers for %s", dir);
-  snprintf(lower, sizeof lower, "%s:%s", a, b);
+  if (crt_fmt(lower, sizeof lower, "%s:%s", a, b) < 0)
+    return crt_error(err, ENAMETOOLONG, "overlay lowerdir for %s: layers too long", dir);
   cleanup_close int fs = fsopen("overlay", FSOPEN_CLOEXEC);
   if (fs < 0) return crt_error(err, errno, "fsopen(\"overlay\")");
   if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lower, 0) < 0)

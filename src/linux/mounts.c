@@ -26,6 +26,7 @@
 #include "crt/resolve.h"
 #include "crt/rootfs.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -157,8 +158,10 @@ static int idmap_userns(const crt_idmapv *uids, const crt_idmapv *gids, crt_err 
   close(p[1]);
   char self[16] = "";
   int fd = -1;
-  pid_t ppid = 0;
-  if (crt_read_all(p[0], self, sizeof self) != (ssize_t)sizeof self || (ppid = (pid_t)atoi(self)) <= 0) {
+  long ppid = 0;
+  bool got = crt_read_all(p[0], self, sizeof self) == (ssize_t)sizeof self;
+  self[sizeof self - 1] = 0;
+  if (!got || crt_parse_long(self, 1, INT_MAX, &ppid) < 0) {
     crt_error(err, 0, "create a user namespace for an idmapped mount");
   } else if (write_map(pid, ppid, "uid_map", uids, err) == 0 && write_map(pid, ppid, "gid_map", gids, err) == 0) {
     char path[64];
@@ -216,9 +219,9 @@ static int idmapped_tree(const crt_spec *spec, size_t idx, const crt_mount *m, i
 }
 
 /* A relative source is relative to the bundle. */
-static void source_path(const char *bundle, const crt_mount *m, char *out, size_t size) {
+static int source_path(const char *bundle, const crt_mount *m, char *out, size_t size, crt_err **err) {
   bool rel = m->source[0] != '/';
-  snprintf(out, size, "%s%s%s", rel ? bundle : "", rel ? "/" : "", m->source);
+  return crt_pathf(out, size, err, "%s%s%s", rel ? bundle : "", rel ? "/" : "", m->source);
 }
 
 /* The propagation a bind made in the container's mount namespace would
@@ -257,7 +260,7 @@ int crt_mount_source_clone(const crt_spec *spec, size_t idx, const char *bundle,
     return crt_error(err, EINVAL, "mounts[%zu]: not a bind mount the init may ask a source for", idx);
   const crt_mount *m = &spec->mounts[idx];
   char src[PATH_MAX];
-  source_path(bundle, m, src, sizeof src);
+  if (source_path(bundle, m, src, sizeof src, err) < 0) return crt_error_wrap(err, "mounts[%zu]: source", idx);
   /* made before the thread: idmap_userns forks */
   cleanup_close int userns = wants_idmap(m) ? idmap_userns_of(spec, idx, m, err) : -1;
   if (wants_idmap(m) && userns < 0) return -1;
@@ -526,7 +529,8 @@ typedef struct {
 static const char *own_cgroup(const own_cgroups *own, const char *opts, char *ctrl, size_t ctrl_len) {
   for (size_t i = 0; i < own->n; i++) {
     if (!*own->v[i].controllers || !all_in(own->v[i].controllers, opts)) continue;
-    snprintf(ctrl, ctrl_len, "%s", own->v[i].controllers);
+    /* the kernel's controller names are short: a list that is cut is not one */
+    if (crt_fmt(ctrl, ctrl_len, "%s", own->v[i].controllers) < 0) continue;
     return own->v[i].path;
   }
   return NULL;

@@ -23,6 +23,20 @@
 #include "crt/netdev.h"
 
 #define MAX_ADDRS 32
+/* an attribute's address: IPv6 at most */
+#define ADDR_MAX 16
+/* The receive sizes: one answer to a request (an ack, a link) fits
+ * NL_REPLY_MAX; a dump is read NL_DUMP_MAX at a time. */
+#define NL_REPLY_MAX 8192
+#define NL_DUMP_MAX 16384
+
+/* What netlink messages are received into: read as struct nlmsghdr, so
+ * aligned as one. */
+#define NL_BUF(size)     \
+  union {                \
+    struct nlmsghdr h;   \
+    char b[size];        \
+  }
 
 struct req {
   struct nlmsghdr nh;
@@ -36,7 +50,7 @@ struct req {
 /* A permanent global address to restore: the ifaddrmsg and its attributes. */
 struct saved_addr {
   struct ifaddrmsg ifa;
-  unsigned char local[16], address[16], broadcast[16];
+  unsigned char local[ADDR_MAX], address[ADDR_MAX], broadcast[ADDR_MAX];
   unsigned short n_local, n_address, n_broadcast;
 };
 
@@ -60,14 +74,14 @@ static void add_attr(struct req *r, unsigned short type, const void *data, size_
  * counts as 0. */
 static int talk(int sock, struct req *r, struct req *reply) {
   if (send(sock, r, r->nh.nlmsg_len, 0) < 0) return -errno;
-  char buf[8192];
-  ssize_t n = recv(sock, buf, sizeof buf, 0);
+  NL_BUF(NL_REPLY_MAX) buf;
+  ssize_t n = recv(sock, buf.b, sizeof buf.b, 0);
   if (n < 0) return -errno;
-  struct nlmsghdr *h = (struct nlmsghdr *)buf;
+  struct nlmsghdr *h = &buf.h;
   if (!NLMSG_OK(h, (unsigned)n)) return -EPROTO;
   if (h->nlmsg_type == NLMSG_ERROR) return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
   if (!reply) return -EPROTO;
-  memcpy(reply, buf, h->nlmsg_len < sizeof *reply ? h->nlmsg_len : sizeof *reply);
+  memcpy(reply, buf.b, h->nlmsg_len < sizeof *reply ? h->nlmsg_len : sizeof *reply);
   return 0;
 }
 
@@ -84,7 +98,7 @@ static int link_index(int sock, const char *name) {
 
 static void keep_attr(unsigned char *dst, unsigned short *n, const struct rtattr *a) {
   size_t len = RTA_PAYLOAD(a);
-  if (len > 16) return;
+  if (len > ADDR_MAX) return;
   memcpy(dst, RTA_DATA(a), len);
   *n = (unsigned short)len;
 }
@@ -110,11 +124,11 @@ static int dump_addrs(int sock, int index, struct saved_addr *v, size_t *n) {
   req_init(&r, RTM_GETADDR, NLM_F_DUMP, sizeof r.ifa);
   r.ifa.ifa_family = AF_UNSPEC;
   if (send(sock, &r, r.nh.nlmsg_len, 0) < 0) return -errno;
-  char buf[16384];
+  NL_BUF(NL_DUMP_MAX) buf;
   for (;;) {
-    ssize_t len = recv(sock, buf, sizeof buf, 0);
+    ssize_t len = recv(sock, buf.b, sizeof buf.b, 0);
     if (len < 0) return -errno;
-    for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)len); h = NLMSG_NEXT(h, len)) {
+    for (struct nlmsghdr *h = &buf.h; NLMSG_OK(h, (unsigned)len); h = NLMSG_NEXT(h, len)) {
       if (h->nlmsg_type == NLMSG_DONE) return 0;
       if (h->nlmsg_type == NLMSG_ERROR) return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
       if (h->nlmsg_type == RTM_NEWADDR) save_addr(h, index, v, n);

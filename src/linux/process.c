@@ -26,6 +26,7 @@
 #include "crt/process.h"
 #include "crt/procfs.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -59,7 +60,8 @@ int crt_find_executable(const crt_process *p, char **out, crt_err **err) {
   cleanup_free char *copy = strdup(path);
   for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
     char full[PATH_MAX];
-    snprintf(full, sizeof full, "%s/%s", *dir ? dir : ".", name);
+    /* a candidate too long for a path is none (as exec.LookPath's stat fails) */
+    if (crt_fmt(full, sizeof full, "%s/%s", *dir ? dir : ".", name) < 0) continue;
     if (is_executable(full)) {
       *out = strdup(full);
       return 0;
@@ -317,8 +319,10 @@ void crt_reset_signals(void) {
 }
 
 int crt_new_session_keyring(const char *id, crt_err **err) {
-  char name[512];
-  snprintf(name, sizeof name, "_ses.%s", id);
+  /* ids are up to 1024 bytes; a cut name would join another container's keyring */
+  char name[2048];
+  if (crt_fmt(name, sizeof name, "_ses.%s", id) < 0)
+    return crt_error(err, ENAMETOOLONG, "join session keyring: container id too long");
   /* KEYCTL_JOIN_SESSION_KEYRING = 1 */
   if (syscall(SYS_keyctl, 1, name, 0, 0, 0) < 0) {
     if (errno == ENOSYS || errno == EACCES || errno == EPERM) return 0; /* keyrings unavailable: runc ignores */

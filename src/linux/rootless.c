@@ -7,6 +7,7 @@
 
 #include "crt/error.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 
 static crt_rootless_ctx ctx;
 static bool filled;
@@ -52,9 +53,8 @@ const char *crt_rootless_state_root(bool euid0, bool in_userns, const char *xdg,
    * backward compatibility); root of a user namespace is a user's process
    * unless it says it is root */
   bool honour = xdg && *xdg && (!euid0 || (in_userns && (!user || strcmp(user, "root"))));
-  if (honour) snprintf(buf, n, "%s/crt", xdg);
-  else snprintf(buf, n, "/run/crt");
-  return buf;
+  if (honour) return crt_fmt(buf, n, "%s/crt", xdg) < 0 ? NULL : buf;
+  return crt_fmt(buf, n, "/run/crt") < 0 ? NULL : buf;
 }
 
 const char *crt_rootless_hint(const char *what, int errnum) {

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "crt/fs.h"
+#include "crt/str.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -162,6 +163,13 @@ int crt_mkdir_p(const char *path, mode_t mode, crt_err **err) {
   return 0;
 }
 
+/* The fd a /proc/self/fd entry names; -1 for "." and "..", which atoi
+ * would make fd 0. */
+static int fd_of(const char *name) {
+  long fd;
+  return crt_parse_long(name, 0, INT_MAX, &fd) < 0 ? -1 : (int)fd;
+}
+
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 void crt_close_fds_from(int from, const int *keep, size_t nkeep) {
@@ -183,7 +191,7 @@ void crt_close_fds_from(int from, const int *keep, size_t nkeep) {
           int dfd = dirfd(d);
           struct dirent *e;
           while ((e = readdir(d))) {
-            int fd = atoi(e->d_name);
+            int fd = fd_of(e->d_name);
             if (fd >= lo && fd <= hi && fd != dfd) close(fd);
           }
           closedir(d);
@@ -204,7 +212,7 @@ void crt_cloexec_fds_from(int from) {
   int dfd = dirfd(d);
   struct dirent *e;
   while ((e = readdir(d))) {
-    int fd = atoi(e->d_name);
+    int fd = fd_of(e->d_name);
     if (fd >= from && fd != dfd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   closedir(d);

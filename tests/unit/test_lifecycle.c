@@ -31,6 +31,10 @@
 #include "crt/state.h"
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
+#include "crt/str.h"
+
+/* the fixtures' paths are short: a cut one is a broken test */
+#define FMT(buf, ...) assert_true(crt_fmt(buf, sizeof buf, __VA_ARGS__) >= 0)
 
 
 static char root[PATH_MAX];
@@ -73,7 +77,7 @@ static void quiet_stdio(int saved[3], bool on) {
 
 static bool exists(const char *id) {
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s/%s", root, id);
+  FMT(dir, "%s/%s", root, id);
   return access(dir, F_OK) == 0;
 }
 
@@ -110,7 +114,7 @@ static void reap(pid_t p) {
  * the exec FIFO is still there.  The saved config has no hooks. */
 static void fake_container(const char *id, pid_t pid, bool ready, bool created) {
   char dir[PATH_MAX], path[PATH_MAX + 16];
-  snprintf(dir, sizeof dir, "%s/%s", root, id);
+  FMT(dir, "%s/%s", root, id);
   assert_int_equal(mkdir(dir, 0700), 0);
   crt_state s = {.id = (char *)id, .pid = pid, .bundle = "/b", .rootfs = "/b/rootfs", .created = "t", .owner = "",
                  .cgroup_path = "", .ready = ready, .dir = dir};
@@ -235,7 +239,7 @@ static void test_no_state(void **state) {
   crt_err *err = NULL;
   crt_state *s = NULL;
   char dir[PATH_MAX], path[PATH_MAX + 16];
-  snprintf(dir, sizeof dir, "%s/half", root);
+  FMT(dir, "%s/half", root);
   assert_int_equal(mkdir(dir, 0700), 0);
   expect_err(crt_state_load(root, "half", &s, &err), &err, CRT_ERR_NO_STATE,
              "container \"half\" has no state yet (being created, or left half-created): No such file or directory");
@@ -292,7 +296,7 @@ static void test_force_delete_reports_kill_errors(void **state) {
   pid_t p = spawn_sleeper();
   fake_container("badcg", p, true, false);
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s/badcg", root);
+  FMT(dir, "%s/badcg", root);
   crt_state s = {.id = "badcg", .pid = p, .bundle = "/b", .rootfs = "/b/rootfs", .created = "t", .owner = "",
                  .cgroup_path = "/crt-unit-no-such-cgroup/x", .ready = true, .dir = dir};
   s.start_time = crt_proc_start_time(p, NULL);
@@ -364,7 +368,7 @@ static void test_state_saved_atomically(void **state) {
   pid_t p = spawn_sleeper();
   fake_container("atomic", p, true, false);
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/atomic/state.json", root);
+  FMT(path, "%s/atomic/state.json", root);
   struct stat before, after;
   assert_int_equal(stat(path, &before), 0);
   assert_int_equal(before.st_mode & 0777, 0600);
@@ -406,7 +410,7 @@ static void test_state_saved_atomically(void **state) {
   assert_int_equal(strncmp(buf, "{\"ociVersion\"", 13), 0);
   close(old);
   /* no temporary file is left beside it */
-  snprintf(path, sizeof path, "%s/atomic", root);
+  FMT(path, "%s/atomic", root);
   char cmd[PATH_MAX + 64];
   snprintf(cmd, sizeof cmd, "test $(ls -A %s | grep -c tmp) = 0", path);
   assert_int_equal(system(cmd), 0);
@@ -432,7 +436,7 @@ static void test_lock(void **state) {
   assert_true(fd >= 0);
   assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s/locked", root);
+  FMT(dir, "%s/locked", root);
   int other = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   assert_true(other >= 0);
   assert_int_equal(flock(other, LOCK_EX | LOCK_NB), -1);
@@ -470,8 +474,8 @@ static bool can_run_containers(void) {
 
 static void make_bundle(const char *args) {
   char cmd[3 * PATH_MAX];
-  snprintf(bundle, sizeof bundle, "%s.bundle", root);
-  snprintf(cmd, sizeof cmd,
+  FMT(bundle, "%s.bundle", root);
+  FMT(cmd,
            "set -e; mkdir -p %s/rootfs/bin %s/rootfs/proc %s/rootfs/dev; cp /bin/busybox %s/rootfs/bin/busybox; "
            "ln -sf busybox %s/rootfs/bin/sh; ln -sf busybox %s/rootfs/bin/sleep",
            bundle, bundle, bundle, bundle, bundle, bundle);
