@@ -10,8 +10,8 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/state.h"
 #include "crt/log.h"
+#include "crt/ops.h"
 
 /* Go's time.ParseDuration subset: "5s", "100ms", "1m30s", "1.5h". */
 static int parse_duration(const char *s, long long *ms) {
@@ -88,28 +88,16 @@ static void stats_json(FILE *f, const crt_cgroup_stats *st) {
   fprintf(f, "},\"intel_rdt\":{},\"network_interfaces\":null}");
 }
 
-static int print_stats(const char *id, const char *path, crt_err **err) {
+static int print_stats(const crt_watch *w, crt_err **err) {
   crt_cgroup_stats st;
-  if (crt_cgroup_get_stats(path, &st, err) < 0) return -1;
-  cleanup_free char *eid = crt_json_escape(id);
+  if (crt_watch_stats(w, &st, err) < 0) return -1;
+  cleanup_free char *eid = crt_json_escape(w->id);
   printf("{\"type\":\"stats\",\"id\":\"%s\",\"data\":", eid ? eid : "");
   stats_json(stdout, &st);
   printf("}\n");
   fflush(stdout);
   crt_cgroup_stats_free(&st);
   return 0;
-}
-
-static bool running(const char *id) {
-  crt_state *s = NULL;
-  crt_err *e = NULL;
-  if (crt_state_load(crt_g.root, id, &s, &e) < 0) {
-    crt_err_free(&e);
-    return false;
-  }
-  bool r = crt_state_status(s) != CRT_STATUS_STOPPED;
-  crt_state_free(s);
-  return r;
 }
 
 static long long now_ms(void) {
@@ -119,27 +107,19 @@ static long long now_ms(void) {
 }
 
 /* Stats every interval and OOM events as they come, until the container stops. */
-static int stream(const char *id, const char *path, long long interval, crt_err **err) {
-  crt_err *oe = NULL;
-  cleanup_close int ofd = crt_cgroup_oom_fd(path, &oe);
-  if (ofd < 0) {
-    crt_warn("events: no OOM notifications: %s", oe->msg);
-    crt_err_free(&oe);
-  }
-  unsigned long long last = 0;
-  if (ofd >= 0) crt_cgroup_oom_read(path, ofd, &last); /* baseline: count only OOMs from now on */
-  cleanup_free char *eid = crt_json_escape(id);
+static int stream(crt_watch *w, long long interval, crt_err **err) {
+  cleanup_free char *eid = crt_json_escape(w->id);
   long long next = now_ms();
-  while (running(id)) {
+  while (crt_watch_running(w)) {
     long long t = now_ms();
     if (interval > 0 && t >= next) {
-      if (print_stats(id, path, err) < 0) return -1;
+      if (print_stats(w, err) < 0) return -1;
       next = t + interval;
     }
     int timeout = interval > 0 ? (int)(next - t > 1000 ? 1000 : next - t) : 1000;
-    struct pollfd p = {ofd, POLLIN, 0};
-    int n = ofd >= 0 ? poll(&p, 1, timeout < 0 ? 0 : timeout) : (usleep((useconds_t)timeout * 1000), 0);
-    if (n > 0 && crt_cgroup_oom_read(path, ofd, &last) > 0) {
+    struct pollfd p = {w->oom_fd, POLLIN, 0};
+    int n = w->oom_fd >= 0 ? poll(&p, 1, timeout < 0 ? 0 : timeout) : (usleep((useconds_t)timeout * 1000), 0);
+    if (n > 0 && crt_watch_oom(w) > 0) {
       printf("{\"type\":\"oom\",\"id\":\"%s\"}\n", eid ? eid : "");
       fflush(stdout);
     }
@@ -174,15 +154,9 @@ int crt_cmd_events(int argc, char **argv) {
   if (crt_operands_end(&ops, argc, argv, 1, 1, "1 argument") < 0) return 1;
   const char *id = ops.arg[0];
   cleanup_err crt_err *err = NULL;
-  crt_state *s = NULL;
-  if (crt_state_load(crt_g.root, id, &s, &err) < 0) return crt_fail(err);
-  int rc = 0;
-  cleanup_free char *path = s->cgroup_path ? strdup(s->cgroup_path) : NULL;
-  enum crt_status st = crt_state_status(s);
-  crt_state_free(s);
-  if (st == CRT_STATUS_STOPPED) rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container with id %s is not running", id);
-  else if (!path || !*path) rc = crt_error(&err, 0, "container %s has no cgroup: no events", id);
-  else if (stats) rc = print_stats(id, path, &err);
-  else rc = stream(id, path, interval, &err);
+  crt_watch w;
+  if (crt_container_watch(crt_g.root, id, !stats, &w, &err) < 0) return crt_fail(err);
+  int rc = stats ? print_stats(&w, &err) : stream(&w, interval, &err);
+  crt_watch_release(&w);
   return rc < 0 ? crt_fail(err) : 0;
 }

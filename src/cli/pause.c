@@ -4,9 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/state.h"
+#include "crt/ops.h"
 
 static int parse(int argc, char **argv) {
   static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -22,26 +21,9 @@ static int parse(int argc, char **argv) {
   return -1;
 }
 
-/* Locks the container, checks its status and freezes/thaws. */
 static int run(const char *id, bool freeze) {
   cleanup_err crt_err *err = NULL;
-  cleanup_close int lock = crt_container_lock(crt_g.root, id, &err);
-  if (lock < 0) return crt_fail(err);
-  crt_state *s = NULL;
-  if (crt_state_load(crt_g.root, id, &s, &err) < 0) return crt_fail(err);
-  enum crt_status st = crt_state_status(s);
-  int rc = 0;
-  /* runc pauses created containers too; resume needs a paused one */
-  if (freeze && st != CRT_STATUS_RUNNING && st != CRT_STATUS_CREATED)
-    rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container not running");
-  else if (!freeze && st != CRT_STATUS_PAUSED)
-    rc = crt_error_kind(&err, CRT_ERR_BAD_STATE, 0, "container not paused");
-  else if (!s->cgroup_path || !*s->cgroup_path)
-    rc = crt_error(&err, 0, "container %s has no cgroup (rootless?): cannot %s", id, freeze ? "pause" : "resume");
-  else
-    rc = crt_cgroup_freeze(s->cgroup_path, freeze, &err);
-  crt_state_free(s);
-  return rc < 0 ? crt_fail(err) : 0;
+  return crt_container_pause(crt_g.root, id, freeze, &err) < 0 ? crt_fail(err) : 0;
 }
 
 int crt_cmd_pause(int argc, char **argv) {

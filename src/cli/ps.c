@@ -8,11 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/namespaces.h"
-#include "crt/state.h"
 #include "crt/fs.h"
+#include "crt/ops.h"
 #include "crt/str.h"
 
 static bool has_pid(const pid_t *v, size_t n, pid_t p) {
@@ -107,18 +105,9 @@ int crt_cmd_ps(int argc, char **argv) {
   if (strcmp(format, "table") && strcmp(format, "json")) return crt_usage_error(argv[0], "invalid format option");
   const char *id = argv[optind];
   cleanup_err crt_err *err = NULL;
-  crt_state *s = NULL;
-  if (crt_state_load(crt_g.root, id, &s, &err) < 0) return crt_fail(err);
   pid_t *pids = NULL;
   size_t n = 0;
-  int rc = 0;
-  /* A stopped container is no error (runc exits 0): its cgroup, kept until
-   * delete, lists what is left, often nothing. */
-  if (s->cgroup_path && *s->cgroup_path)
-    rc = crt_cgroup_pids(s->cgroup_path, &pids, &n, &err);
-  else if (crt_state_status(s) != CRT_STATUS_STOPPED) /* no cgroup (rootless): its pid namespace */
-    rc = crt_ns_pids(s->pid, &pids, &n, &err);
-  crt_state_free(s);
+  int rc = crt_container_pids(crt_g.root, id, &pids, &n, &err);
   if (rc == 0 && strcmp(format, "json") == 0 && n == 0) {
     printf("null\n"); /* runc encodes its empty (nil) list so */
   } else if (rc == 0 && strcmp(format, "json") == 0) {

@@ -7,8 +7,8 @@
 
 #include "crt/cgroup.h"
 #include "crt/cli.h"
-#include "crt/state.h"
 #include "crt/fs.h"
+#include "crt/ops.h"
 
 enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,
        O_RES, O_SWAP, O_PIDS, O_L3, O_MBW };
@@ -144,13 +144,7 @@ int crt_cmd_update(int argc, char **argv) {
     crt_cgroup_resources_clear(&r);
     if (read_resources(file, &r, &err) < 0) return crt_fail(err);
   }
-  cleanup_close int lock = crt_container_lock(crt_g.root, id, &err);
-  crt_state *s = NULL;
-  if (lock < 0 || crt_state_load(crt_g.root, id, &s, &err) < 0) rc = -1;
-  else if (crt_state_status(s) == CRT_STATUS_STOPPED) rc = crt_error(&err, 0, "container not running");
-  else if (!s->cgroup_path || !*s->cgroup_path) rc = crt_error(&err, 0, "container %s has no cgroup to update", id);
-  else rc = crt_cgroup_update(s->cgroup_path, &r, s->systemd, &err); /* devices too: runc ignores them */
-  crt_state_free(s);
+  rc = crt_container_update(crt_g.root, id, &r, &err);
   crt_cgroup_resources_clear(&r);
   return rc < 0 ? crt_fail(err) : 0;
 }

@@ -22,6 +22,7 @@
 #include "crt/fs.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
+#include "crt/ops.h"
 #include "crt/resolve.h"
 #include "crt/str.h"
 
@@ -421,8 +422,7 @@ int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err) {
   int rc = crt_state_load(o->root, o->id, &s, err);
   if (rc == 0) {
     enum crt_status st = crt_state_status(s);
-    if (st != CRT_STATUS_RUNNING && st != CRT_STATUS_PAUSED)
-      rc = crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container is not running (%s)", crt_status_name(st));
+    if (crt_op_check(s, CRT_OP_CHECKPOINT, st, err) < 0) rc = -1;
     else rc = dump(o, s, err);
   }
   crt_state_free(s);

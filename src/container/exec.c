@@ -24,6 +24,7 @@
 #include "crt/initcheck.h"
 #include "crt/namespaces.h"
 #include "crt/numa.h"
+#include "crt/ops.h"
 #include "crt/seccomp.h"
 #include "crt/state.h"
 #include "crt/fs.h"
@@ -196,23 +197,10 @@ static int serve_seccomp(int sock, const crt_spec *spec, const crt_state *s, pid
 
 static int check_status(const crt_state *s, const crt_exec_opts *o, enum crt_status *out, crt_err **err) {
   enum crt_status st = *out = crt_state_status(s);
-  switch (st) {
-  case CRT_STATUS_RUNNING:
-  case CRT_STATUS_CREATED: return 0;
-  case CRT_STATUS_PAUSED:
-    if (o->ignore_paused) return 0;
-    return crt_error(err, 0, "cannot exec in a paused container (use --ignore-paused to override)");
-  case CRT_STATUS_CREATING: return crt_error(err, 0, "cannot exec in a container that is being created");
-  default: break;
-  }
-  /* A pid that is not the init (reused, forged) is never joined: say so. */
-  uint64_t at = 0;
-  enum crt_init_check c = crt_state_check_init(s, &at);
-  if (c == CRT_INIT_NONE || c == CRT_INIT_GONE || c == CRT_INIT_OK)
-    return crt_error(err, 0, "cannot exec in a stopped container");
-  char why[512];
-  crt_init_check_describe(s, c, at, why, sizeof why);
-  return crt_error(err, 0, "cannot exec in a stopped container: %s", why);
+  if (st == CRT_STATUS_PAUSED && o->ignore_paused) return 0;
+  /* a stopped one's refusal says why when its pid is not the init's
+   * (reused, forged): such a pid is never joined */
+  return crt_op_check(s, CRT_OP_EXEC, st, err);
 }
 
 /* Whether the joiner can join the v1 hierarchies itself, the fast way.

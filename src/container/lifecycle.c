@@ -26,6 +26,7 @@
 #include "crt/hooks.h"
 #include "crt/lifecycle.h"
 #include "crt/log.h"
+#include "crt/ops.h"
 #include "crt/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it: checked
@@ -41,16 +42,11 @@ static int init_pidfd(const crt_state *s) {
   return fd;
 }
 
-/* "container not running", and why when state.json names a live process
- * that is not the init (a reused or forged pid). */
+/* kill's refusal of a stopped container (the table's, in ops.c): "container
+ * not running", and why when state.json names a live process that is not
+ * the init (a reused or forged pid). */
 static int not_running(const crt_state *s, crt_err **err) {
-  uint64_t at = 0;
-  enum crt_init_check c = crt_state_check_init(s, &at);
-  if (c == CRT_INIT_NONE || c == CRT_INIT_GONE || c == CRT_INIT_OK)
-    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running");
-  char why[512];
-  crt_init_check_describe(s, c, at, why, sizeof why);
-  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "container not running: %s", why);
+  return crt_op_check(s, CRT_OP_KILL, CRT_STATUS_STOPPED, err);
 }
 
 static int signal_init(const crt_state *s, int sig) {
@@ -132,13 +128,7 @@ static void stop_and_destroy(crt_state *s, const crt_spec *spec) {
 
 /* Status "created" is required; the message says what it is instead. */
 static int check_startable(const crt_state *s, crt_err **err) {
-  enum crt_status st = crt_state_status(s);
-  if (st == CRT_STATUS_CREATED) return 0;
-  if (st == CRT_STATUS_STOPPED)
-    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that has stopped");
-  if (st == CRT_STATUS_CREATING)
-    return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start a container that is still being created");
-  return crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot start an already running container");
+  return crt_op_check(s, CRT_OP_START, crt_state_status(s), err);
 }
 
 /* The poststart hooks, once the init has gone past its execve. */
@@ -433,11 +423,7 @@ static int delete_loaded(crt_state *s, crt_spec **spec, bool force, crt_err **er
    * parked init and delete it, and containerd's shim relies on it (a plain
    * delete of a created task): crt does as they do (docs/spec-conformance.md).
    * Running and paused ones still want --force, as in runc. */
-  if (st != CRT_STATUS_STOPPED && st != CRT_STATUS_CREATED && !force) {
-    crt_error_kind(err, CRT_ERR_BAD_STATE, 0, "cannot delete container %s that is not stopped: %s", s->id,
-                   crt_status_name(st));
-    goto out;
-  }
+  if (!force && crt_op_check(s, CRT_OP_DELETE, st, err) < 0) goto out;
   if (!*spec && crt_state_load_spec(s, spec, &spec_err) < 0) *spec = NULL;
   if (st != CRT_STATUS_STOPPED && stop_container(s, "delete", err) < 0) goto out;
   if (st == CRT_STATUS_STOPPED) kill_leftovers(s, *spec);
