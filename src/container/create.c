@@ -34,6 +34,7 @@
 #include "crt/cgroup.h"
 #include "crt/seccomp.h"
 #include "crt/state.h"
+#include "crt/str.h"
 #include "crt/execfifo.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
@@ -502,7 +503,7 @@ static int load_bundle(const crt_create_opts *o, char **bundle, crt_spec **spec,
   *bundle = abs_path(cwd, o->bundle ? o->bundle : ".");
   if (!*bundle) return crt_error(err, ENOMEM, "bundle path");
   char cfg[PATH_MAX];
-  snprintf(cfg, sizeof cfg, "%s/config.json", *bundle);
+  if (crt_pathf(cfg, sizeof cfg, err, "%s/config.json", *bundle) < 0) return -1;
   return crt_spec_load(cfg, spec, err);
 }
 

@@ -28,6 +28,7 @@
 #include "crt/procfs.h"
 #include "crt/rootfs.h"
 #include "crt/seccomp.h"
+#include "crt/str.h"
 #include "crt/sync.h"
 #include "crt/rootless.h"
 
@@ -35,8 +36,9 @@ static int write_offsets(const crt_spec *spec, crt_err **err) {
   const crt_linux *l = spec->linux_;
   char buf[256];
   for (size_t i = 0; l && i < l->n_time_offsets; i++) {
-    int n = snprintf(buf, sizeof buf, "%s %lld %u\n", l->time_offsets[i].clock, (long long)l->time_offsets[i].secs,
-                     l->time_offsets[i].nanosecs);
+    int n = crt_fmt(buf, sizeof buf, "%s %lld %u\n", l->time_offsets[i].clock, (long long)l->time_offsets[i].secs,
+                    l->time_offsets[i].nanosecs);
+    if (n < 0) return crt_error(err, errno, "timeOffsets %.32s: too long", l->time_offsets[i].clock);
     if (crt_procfs_write(CRT_PROCFS_SELF, 0, "timens_offsets", buf, (size_t)n, err) < 0)
       return crt_error_wrap(err, "timeOffsets %s", l->time_offsets[i].clock);
   }
