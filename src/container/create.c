@@ -181,10 +181,14 @@ static int tell_init_fds(create_ctx *c, uint32_t type, const char *payload, size
   if (crt_sync_send_fds(c->sync, type, payload, len, fds, n) == 0) return 0;
   int e = errno;
   cleanup_free crt_sync_msg *m = NULL;
-  /* the peer closed: recv returns what it queued, then EOF, never blocks */
+  /* the peer closed: recv returns what it queued (requests it sent before
+   * it failed, then its ERROR), then EOF, never blocks */
   if ((e == EPIPE || e == ECONNRESET) && (m = malloc(sizeof *m))) {
     cleanup_err crt_err *rerr = NULL;
-    if (crt_sync_recv(c->sync, m, &rerr) == 0 && m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+    while (crt_sync_recv(c->sync, m, &rerr) == 0) {
+      if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
+      for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+    }
   }
   return crt_error(err, e, "%s", step);
 }
@@ -392,6 +396,24 @@ static int answer(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
   return crt_error(err, 0, "unexpected message %u from init", m->type);
 }
 
+/* A service failed: if the init failed first (its pid gone under a cgroup
+ * join, say), its ERROR is queued behind its requests, and it is the
+ * error to report.  Not waited for: an init alive and waiting sends
+ * nothing more. */
+static void prefer_init_error(create_ctx *c, crt_sync_msg *m, crt_err **err) {
+  int fl = fcntl(c->sync, F_GETFL);
+  if (fl < 0 || fcntl(c->sync, F_SETFL, fl | O_NONBLOCK) < 0) return;
+  cleanup_err crt_err *rerr = NULL;
+  while (crt_sync_recv(c->sync, m, &rerr) == 0) {
+    for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
+    if (m->type == CRT_SYNC_ERROR) {
+      crt_error(err, 0, "%s", m->data);
+      break;
+    }
+  }
+  (void)fcntl(c->sync, F_SETFL, fl);
+}
+
 /* The runtime's part once the init exists: the init's requests answered
  * as they come (init.c decides their order), until READY; then the park
  * (or the direct start's execve) awaited. */
@@ -402,7 +424,10 @@ static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
     if (m->type == CRT_SYNC_READY) break;
     if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
-    if (answer(c, s, m, err) < 0) return -1;
+    if (answer(c, s, m, err) < 0) {
+      prefer_init_error(c, m, err);
+      return -1;
+    }
   }
   if (!(c->answered & (1u << CRT_SYNC_CGROUP)) || !(c->answered & (1u << CRT_SYNC_FIFO)))
     return crt_error(err, 0, "the init was ready before it asked for its cgroup and the exec FIFO");
