@@ -3,6 +3,8 @@
 #ifndef CRT_HOOKS_H
 #define CRT_HOOKS_H
 
+#include <stdbool.h>
+
 #include "crt/error.h"
 #include "crt/spec.h"
 
@@ -21,5 +23,9 @@ int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_pl
 /* Runs every hook; a failure is logged as a warning and the rest still run
  * (poststop: "the remaining hooks and lifecycle continue"). */
 void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json);
+
+/* prestart or createRuntime hooks: the runtime runs them while the init
+ * waits (its PRESTART request). */
+bool crt_hooks_runtime_create(const crt_hooks *h);
 
 #endif

@@ -369,7 +369,7 @@ static bool request_allowed(create_ctx *c, uint32_t type) {
   bool userns = new_ns(spec, CRT_NS_USER);
   const crt_hooks *h = spec->hooks;
   bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
-            (type == CRT_SYNC_PRESTART && h && (h->prestart.len || h->create_runtime.len)) ||
+            (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) ||
             (userns && (type == CRT_SYNC_MAPS || type == CRT_SYNC_MOUNT_SOURCE)) ||
             (type == CRT_SYNC_NETDEVS && spec->linux_ && spec->linux_->net_devices.len);
   if (!ok || type >= 32) return false;
@@ -622,7 +622,7 @@ static bool direct_wanted(const crt_create_opts *o, const crt_spec *spec, bool u
  * on their stdin; they may also ask `crt state`). */
 static bool hooks_before_ready(const create_ctx *c) {
   const crt_hooks *h = c->spec->hooks;
-  return h && (h->prestart.len || h->create_runtime.len || h->create_container.len);
+  return crt_hooks_runtime_create(h) || (h && h->create_container.len);
 }
 
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */

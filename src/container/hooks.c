@@ -257,3 +257,7 @@ void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *st
       crt_warn("error running %s hook #%zu: %s: %s", kind, i, hooks->v[i].path, err->msg);
   }
 }
+
+bool crt_hooks_runtime_create(const crt_hooks *h) {
+  return h && (h->prestart.len || h->create_runtime.len);
+}

@@ -254,10 +254,6 @@ static bool shares_mounts(const crt_spec *spec) {
   return spec->linux_ && (spec->linux_->rootfs_propagation_flags & MS_SHARED);
 }
 
-static bool runtime_hooks(const crt_spec *spec) {
-  return spec->hooks && (spec->hooks->prestart.len || spec->hooks->create_runtime.len);
-}
-
 /* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
  * and createRuntime hooks (asked only when there are some: nothing else
  * waits for our mounts), and the exec FIFO. */
@@ -291,7 +287,7 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   /* no mount namespace, or no mount needed the cgroup: now */
   CHILD_TRY(r, join_cgroup(rc->cgroup_join_arg, &err));
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
-  if (runtime_hooks(spec)) {
+  if (crt_hooks_runtime_create(spec->hooks)) {
     ask(c, CRT_SYNC_PRESTART, "run the prestart hooks");
     CHILD_TRY(r, await_msg(c->sync, CRT_SYNC_PRESTART_DONE, m, &err));
   }
