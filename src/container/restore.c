@@ -277,23 +277,20 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
  * A hierarchy crt made no cgroup in (v1 ones on a cgroup2 mount) keeps
  * criu's own, existing cgroup. */
 static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
-  FILE *f = fopen("/proc/self/cgroup", "re");
-  if (!f) {
-    snprintf(msg, len, "open /proc/self/cgroup: %s", strerror(errno));
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  cleanup_err crt_err *e = NULL;
+  if (crt_proc_cgroup_read(0, &v, &n, &e) < 0) {
+    snprintf(msg, len, "%s", e->msg);
     return -1;
   }
-  char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
-    if (!path) continue;
-    *path++ = 0;
-    ctrls++;
-    if (!*ctrls) crt_args_addf(a, "--cgroup-root=%s", path);
+  for (size_t i = 0; i < n; i++) {
+    char *ctrls = v[i].controllers;
+    if (!*ctrls) crt_args_addf(a, "--cgroup-root=%s", v[i].path);
     for (char *save = NULL, *t = strtok_r(ctrls, ",", &save); t; t = strtok_r(NULL, ",", &save))
-      crt_args_addf(a, "--cgroup-root=%s:%s", t, path);
+      crt_args_addf(a, "--cgroup-root=%s:%s", t, v[i].path);
   }
-  fclose(f);
+  crt_proc_cgroup_free(v, n);
   return 0;
 }
 
