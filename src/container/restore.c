@@ -363,11 +363,7 @@ static int finish(rctx *c, crt_err **err) {
   s->start_time = crt_proc_start_time(s->pid, NULL);
   s->ready = true;
   if (crt_state_save(c->o->root, s, err) < 0) return -1;
-  if (c->o->pid_file) {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%d", s->pid);
-    if (crt_write_file_atomic(c->o->pid_file, buf, (size_t)n, 0644, err) < 0) return -1;
-  }
+  if (c->o->pid_file && crt_write_pid_file(c->o->pid_file, s->pid, err) < 0) return -1;
   if (!c->spec->hooks || !c->spec->hooks->poststart.len) return 0;
   cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
   crt_hook_place at = {.dir = s->bundle};

@@ -295,6 +295,30 @@ static void test_proc_cpuset_under(void **state) {
   assert_int_equal(rmdir(top), 0);
 }
 
+/* --pid-file's writer (src/util/fs.c): the decimal pid and nothing else,
+ * mode 0644 (less the umask), replacing what was there; a missing directory is an error. */
+static void test_write_pid_file(void **state) {
+  char dir[] = "/tmp/crt-pid-file.XXXXXX", path[PATH_MAX], *got = NULL;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/pid", dir);
+  crt_err *err = NULL;
+  assert_int_equal(crt_write_file(path, "999999 old", 10, 0600, &err), 0);
+  assert_int_equal(crt_write_pid_file(path, 4242, &err), 0);
+  assert_int_equal(crt_read_file(path, 64, &got, NULL, &err), 0);
+  assert_string_equal(got, "4242");
+  free(got);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  mode_t mask = umask(0);
+  umask(mask);
+  assert_int_equal(st.st_mode & 07777, 0644 & ~mask);
+  unlink(path);
+  rmdir(dir);
+  assert_int_equal(crt_write_pid_file(path, 1, &err), -1);
+  assert_non_null(err);
+  crt_err_free(&err);
+}
+
 /* One read: the whole file when it fits, len - 1 bytes when it may go on,
  * -1 with errno when it cannot be read. */
 static void test_read_small(void **state) {
@@ -387,6 +411,7 @@ int main(void) {
       cmocka_unit_test(test_proc_cgroup_under),
       cmocka_unit_test(test_proc_cpuset_under),
       cmocka_unit_test(test_read_small),
+      cmocka_unit_test(test_write_pid_file),
       cmocka_unit_test(test_anchored_paths),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
       cmocka_unit_test(test_mountinfo_parse_lines),
