@@ -41,6 +41,11 @@ bool crt_help_requested(int argc, char **argv);
 /* "crt version X\ncommit: ..." (with_name) or the lines after "version" */
 void crt_version_print(FILE *f, bool with_name);
 
+/* Whether a command that makes a cgroup runs rootless (cgroup permission
+ * errors tolerated): src/linux/rootless.c's decision (euid != 0 or a user
+ * namespace) or --rootless true.  create and restore both ask it. */
+bool crt_cli_rootless(void);
+
 /* Prints "crt: MSG" (and logs it); returns exit code 1. */
 int crt_fail(crt_err *err);
 /* Usage error: "crt CMD: MSG" + hint; returns 1. */
