@@ -32,14 +32,19 @@ typedef struct {
 
 /* Help in runc's (urfave/cli's) layout, from the tables in src/cli/help.c.
  * crt_help_command prints NAME/USAGE/DESCRIPTION/OPTIONS of one command
- * (-1: no such command); crt_help_main the global help, listing the
- * commands for which available() is true (NULL: all). */
+ * (-1: no such command); crt_help_main the global help, listing every
+ * command. */
 int crt_help_command(FILE *f, const char *name);
-void crt_help_main(FILE *f, bool (*available)(const char *name));
+void crt_help_main(FILE *f);
 /* true when argv (argv[0] the command) asks for -h/--help */
 bool crt_help_requested(int argc, char **argv);
 /* "crt version X\ncommit: ..." (with_name) or the lines after "version" */
 void crt_version_print(FILE *f, bool with_name);
+
+/* Whether a command that makes a cgroup runs rootless (cgroup permission
+ * errors tolerated): src/linux/rootless.c's decision (euid != 0 or a user
+ * namespace) or --rootless true.  create and restore both ask it. */
+bool crt_cli_rootless(void);
 
 /* Prints "crt: MSG" (and logs it); returns exit code 1. */
 int crt_fail(crt_err *err);

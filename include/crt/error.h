@@ -62,11 +62,9 @@ char *crt_msg_cut(char *m);
 static inline void crt_freep(void *p) { free(*(void **)p); }
 #define cleanup_free __attribute__((cleanup(crt_freep)))
 #define cleanup_close __attribute__((cleanup(crt_close_fdp)))
-#define cleanup_fclose __attribute__((cleanup(crt_fclosep)))
 #define cleanup_err __attribute__((cleanup(crt_err_free)))
 
 void crt_close_fdp(int *fd);
-void crt_fclosep(FILE **f);
 
 /* Returns the value of p and sets p to NULL: for handing ownership out of a
  * cleanup_* variable. */

@@ -16,6 +16,9 @@ int crt_read_fd(int fd, size_t max, char **out, size_t *len, crt_err **err);
 int crt_write_file(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
 /* Writes to a temp file beside path and renames it over path. */
 int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, crt_err **err);
+/* --pid-file: the pid in decimal, no newline (as runc), written atomically
+ * (a reader sees no half-written file), mode 0644. */
+int crt_write_pid_file(const char *path, pid_t pid, crt_err **err);
 /* The same in two steps, for a writer with time to spare before it knows
  * what to write: begin makes the temp file (on ext4 most of the cost),
  * end writes it and puts it in place (or removes it, failing); drop

@@ -10,9 +10,6 @@ enum crt_log_level { CRT_LOG_DEBUG, CRT_LOG_INFO, CRT_LOG_WARN, CRT_LOG_ERROR };
 
 /* path NULL: log to stderr only.  json: runc's JSON lines. */
 int crt_log_init(const char *path, bool json, bool debug);
-void crt_log_set_fd(int fd); /* used by the child to inherit the log fd */
-int crt_log_fd(void);
-bool crt_log_json(void);
 bool crt_log_debug_enabled(void);
 
 void crt_log(enum crt_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,6 @@
 /* The kernel's per-process tables, one reader each: /proc/<pid>/cgroup,
- * /proc/<pid>/stat's start time and
- * /proc/self/mountinfo (through libmount, which unescapes "\040" and the
- * other octal escapes of paths). */
+ * /proc/<pid>/stat's start time and /proc/<pid>/mountinfo (read by hand,
+ * "\040" and the other octal escapes of paths undone). */
 #ifndef CRT_PROCINFO_H
 #define CRT_PROCINFO_H
 
@@ -66,12 +65,18 @@ int crt_mountinfo_read(crt_mountinfo *out, crt_err **err);
 /* The same, keeping only the mounts of type fstype whose mount point
  * starts with under ("/sys/fs/cgroup/"). */
 int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err);
-/* The parser of both, on any stream of mountinfo lines (unit tests, the
+/* Every mount of pid's mount table (another mount namespace's: checkpoint
+ * reads the container's). */
+int crt_mountinfo_read_pid(pid_t pid, crt_mountinfo *out, crt_err **err);
+/* The parser of these, on any stream of mountinfo lines (unit tests, the
  * fuzzer); lines that are not mountinfo are skipped. */
 int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err);
 void crt_mountinfo_free(crt_mountinfo *mi);
 /* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);
+/* Whether mount mnt_id (statx's STATX_MNT_ID) is in the caller's mount
+ * table; true when the table is unreadable. */
+bool crt_mountinfo_has_id(uint64_t mnt_id);
 
 /* Start time of a process (field 22 of /proc/PID/stat); 0 if gone.
  * *zombie set when the state is Z or X. */

@@ -197,7 +197,7 @@ int crt_cmd_restore(int argc, char **argv) {
   if (f.notify) return notify(o.id);
   if (f.lazy) return lazy_unsupported();
   o.c.criu = crt_criu_binary(crt_g.criu);
-  o.rootless = geteuid() != 0 || !strcmp(crt_g.rootless, "true");
+  o.rootless = crt_cli_rootless();
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return crt_usage_error(argv[0], "cannot find crt's own binary (/proc/self/exe)");

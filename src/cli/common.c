@@ -9,9 +9,12 @@
 
 #include "crt/cli.h"
 #include "crt/log.h"
+#include "crt/rootless.h"
 
 /* The global flags: here, below main.c and help.c, which both read them. */
 crt_globals crt_g = {.root = NULL, .log_format = "text", .rootless = "auto"};
+
+bool crt_cli_rootless(void) { return crt_rootless() || !strcmp(crt_g.rootless, "true"); }
 
 int crt_fail(crt_err *err) {
   crt_log_error_msg(err && err->msg ? err->msg : "unknown error");

@@ -11,7 +11,6 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/terminal.h"
-#include "crt/rootless.h"
 
 enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_PIDFD, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
 
@@ -66,7 +65,7 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
   o->root = crt_g.root;
   o->argv = crt_g.argv0;
   o->systemd_cgroup = crt_g.systemd_cgroup;
-  o->rootless = crt_rootless() || !strcmp(crt_g.rootless, "true");
+  o->rootless = crt_cli_rootless();
   return 0;
 }
 

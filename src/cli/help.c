@@ -1,7 +1,6 @@
 /* Help in urfave/cli's layout, as runc prints it: one table entry per
  * command (NAME, USAGE, DESCRIPTION, OPTIONS), printed by main before the
- * command parses anything, so a command missing from this build (a weak
- * symbol) answers -h too.  checkpoint and restore list runc 1.1's flags. */
+ * command parses anything.  checkpoint and restore list runc 1.1's flags. */
 #define _GNU_SOURCE
 #include <seccomp.h>
 #include <stdio.h>
@@ -491,14 +490,13 @@ int crt_help_command(FILE *f, const char *name) {
   return 0;
 }
 
-void crt_help_main(FILE *f, bool (*available)(const char *name)) {
+void crt_help_main(FILE *f) {
   fprintf(f, "NAME:\n   %s - Open Container Initiative runtime\n\n%s\n", prog(), main_description);
   fprintf(f, "USAGE:\n   %s [global options] command [command options] [arguments...]\n\nVERSION:\n   ", prog());
   crt_version_print(f, false);
   fprintf(f, "\nCOMMANDS:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!available || available(commands[i].name))
-      fprintf(f, "   %-10s  %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "   %-10s  %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "   %-10s  %s\n\nGLOBAL OPTIONS:\n", "help, h", "Shows a list of commands or help for one command");
   print_opts(f, global_opts);
 }

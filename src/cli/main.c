@@ -11,26 +11,6 @@
 #include "crt/log.h"
 #include "crt/rootless.h"
 
-/* Subcommands that are not part of this build are weak: crt says so
- * instead of failing to link. */
-#pragma weak crt_cmd_create
-#pragma weak crt_cmd_start
-#pragma weak crt_cmd_run
-#pragma weak crt_cmd_state
-#pragma weak crt_cmd_list
-#pragma weak crt_cmd_kill
-#pragma weak crt_cmd_delete
-#pragma weak crt_cmd_exec
-#pragma weak crt_cmd_spec
-#pragma weak crt_cmd_features
-#pragma weak crt_cmd_pause
-#pragma weak crt_cmd_resume
-#pragma weak crt_cmd_update
-#pragma weak crt_cmd_events
-#pragma weak crt_cmd_ps
-#pragma weak crt_cmd_checkpoint
-#pragma weak crt_cmd_restore
-
 static const crt_command commands[] = {
     {"checkpoint", crt_cmd_checkpoint}, {"create", crt_cmd_create}, {"delete", crt_cmd_delete},
     {"events", crt_cmd_events},         {"exec", crt_cmd_exec},     {"features", crt_cmd_features},
@@ -40,16 +20,10 @@ static const crt_command commands[] = {
     {"state", crt_cmd_state},           {"update", crt_cmd_update},
 };
 
-
 static const crt_command *find_command(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(commands[i].name, name) == 0) return &commands[i];
   return NULL;
-}
-
-static bool in_this_build(const char *name) {
-  const crt_command *c = find_command(name);
-  return c && c->fn;
 }
 
 /* runc (urfave/cli) answers an unknown topic with status 3. */
@@ -63,7 +37,7 @@ static int no_help_topic(const char *name) {
 /* `crt help [COMMAND]`, `crt h [COMMAND]` */
 static int help_command(int argc, char **argv) {
   if (argc < 2) {
-    crt_help_main(stdout, in_this_build);
+    crt_help_main(stdout);
     return 0;
   }
   return crt_help_command(stdout, argv[1]) < 0 ? no_help_topic(argv[1]) : 0;
@@ -107,7 +81,7 @@ int main(int argc, char **argv) {
       crt_g.rootless = optarg;
       break;
     case O_CRIU: crt_g.criu = optarg; break;
-    case 'h': crt_help_main(stdout, in_this_build); return 0;
+    case 'h': crt_help_main(stdout); return 0;
     case 'v': crt_version_print(stdout, true); return 0;
     default: return 1;
     }
@@ -122,7 +96,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (optind >= argc) { /* runc: the help, status 0 */
-    crt_help_main(stdout, in_this_build);
+    crt_help_main(stdout);
     return 0;
   }
   const char *name = argv[optind];
@@ -131,13 +105,9 @@ int main(int argc, char **argv) {
   if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0) return help_command(sub_argc, sub_argv);
   const crt_command *cmd = find_command(name);
   if (!cmd) return no_help_topic(name);
-  /* Before the command parses anything: even one missing from this build
-   * answers -h. */
+  /* Before the command parses anything: -h answers even where the
+   * arguments would not parse. */
   if (crt_help_requested(sub_argc, sub_argv)) return crt_help_command(stdout, name) < 0 ? 1 : 0;
-  if (!cmd->fn) {
-    fprintf(stderr, "crt: %s: not supported by this build\n", name);
-    return 1;
-  }
   optind = 0; /* re-initialise getopt for the subcommand */
   return cmd->fn(sub_argc, sub_argv);
 }

@@ -23,6 +23,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/ops.h"
+#include "crt/procinfo.h"
 #include "crt/resolve.h"
 #include "crt/str.h"
 
@@ -281,23 +282,19 @@ static int add_mount(crt_ckpt_desc *d, const char *kind, const char *key, const 
 /* The cgroup filesystems mounted in the container (runc: the cgroup
  * mounts are external; restore binds the new container's cgroup there). */
 static int cgroup_mounts(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/mountinfo", pid);
-  cleanup_free char *info = NULL;
-  if (crt_read_file(path, 16 << 20, &info, NULL, err) < 0) return -1;
-  for (char *save = NULL, *l = strtok_r(info, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-    char *f[5] = {0}, *s2 = NULL, *t = strtok_r(l, " ", &s2);
-    for (int i = 0; t && i < 5; i++, t = strtok_r(NULL, " ", &s2)) f[i] = t;
-    while (t && strcmp(t, "-")) t = strtok_r(NULL, " ", &s2);
-    char *fstype = t ? strtok_r(NULL, " ", &s2) : NULL;
-    if (!fstype || !f[4] || (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2"))) continue;
-    const char *mp = f[4];
+  crt_mountinfo mi;
+  if (crt_mountinfo_read_pid(pid, &mi, err) < 0) return -1;
+  int rc = 0;
+  for (size_t i = 0; i < mi.n && rc == 0; i++) {
+    const char *fstype = mi.v[i].fstype, *mp = mi.v[i].target;
+    if (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2")) continue;
     /* crt mounts hierarchy NAME at <dest>/NAME, the host's name for it */
     const char *slash = strrchr(mp, '/');
     const char *name = !strcmp(fstype, "cgroup2") && strcmp(slash + 1, "unified") ? "" : slash + 1;
-    if (add_mount(d, "cgroup", mp, name, err) < 0) return -1;
+    rc = add_mount(d, "cgroup", mp, name, err);
   }
-  return 0;
+  crt_mountinfo_free(&mi);
+  return rc;
 }
 
 /* stdio and, for a container with process.terminal, its terminal: what

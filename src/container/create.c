@@ -163,12 +163,6 @@ static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_stages *st, 
   return 0;
 }
 
-static int write_pid_file(const char *path, pid_t pid, crt_err **err) {
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%d", pid);
-  return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
-}
-
 static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_spec *spec) {
   return (crt_cgroup_config){.id = o->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
 }
@@ -770,7 +764,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   crt_test_point("create:ready");
   s->ready = true;
   if (crt_state_save(o->root, s, err) < 0) goto out;
-  if (o->pid_file && write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
+  if (o->pid_file && crt_write_pid_file(o->pid_file, s->pid, err) < 0) goto out;
   res->pid = s->pid;
   res->started = c.direct;
   if (o->hold && hand_over(&c, &s, &spec, &res->held, err) < 0) goto out;

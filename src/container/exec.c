@@ -401,9 +401,7 @@ static int drive_process(exec_run *x, crt_err **err) {
 }
 
 static int write_pid_file(exec_run *x, crt_err **err) {
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%d", x->pid);
-  if (crt_write_file_atomic(x->o->pid_file, buf, (size_t)n, 0644, err) < 0) {
+  if (crt_write_pid_file(x->o->pid_file, x->pid, err) < 0) {
     /* as runc: a process nobody can find by its pid file is not left running */
     kill_process(x);
     return -1;

@@ -278,23 +278,20 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
  * A hierarchy crt made no cgroup in (v1 ones on a cgroup2 mount) keeps
  * criu's own, existing cgroup. */
 static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
-  FILE *f = fopen("/proc/self/cgroup", "re");
-  if (!f) {
-    snprintf(msg, len, "open /proc/self/cgroup: %s", strerror(errno));
+  crt_proc_cgroup *v = NULL;
+  size_t n = 0;
+  cleanup_err crt_err *e = NULL;
+  if (crt_proc_cgroup_read(0, &v, &n, &e) < 0) {
+    snprintf(msg, len, "%s", e->msg);
     return -1;
   }
-  char line[4096];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
-    if (!path) continue;
-    *path++ = 0;
-    ctrls++;
-    if (!*ctrls) crt_args_addf(a, "--cgroup-root=%s", path);
+  for (size_t i = 0; i < n; i++) {
+    char *ctrls = v[i].controllers;
+    if (!*ctrls) crt_args_addf(a, "--cgroup-root=%s", v[i].path);
     for (char *save = NULL, *t = strtok_r(ctrls, ",", &save); t; t = strtok_r(NULL, ",", &save))
-      crt_args_addf(a, "--cgroup-root=%s:%s", t, path);
+      crt_args_addf(a, "--cgroup-root=%s:%s", t, v[i].path);
   }
-  fclose(f);
+  crt_proc_cgroup_free(v, n);
   return 0;
 }
 
@@ -367,11 +364,7 @@ static int finish(rctx *c, crt_err **err) {
   s->start_time = crt_proc_start_time(s->pid, NULL);
   s->ready = true;
   if (crt_state_save(c->o->root, s, err) < 0) return -1;
-  if (c->o->pid_file) {
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%d", s->pid);
-    if (crt_write_file_atomic(c->o->pid_file, buf, (size_t)n, 0644, err) < 0) return -1;
-  }
+  if (c->o->pid_file && crt_write_pid_file(c->o->pid_file, s->pid, err) < 0) return -1;
   if (!c->spec->hooks || !c->spec->hooks->poststart.len) return 0;
   cleanup_free char *json = crt_state_json(s, CRT_STATUS_RUNNING, false);
   crt_hook_place at = {.dir = s->bundle};

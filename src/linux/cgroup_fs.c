@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,16 +45,6 @@ int cg_write_fd(int fd, const char *dir, const char *file, const char *val, crt_
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err) {
   cleanup_close int fd = cg_open_write(dir, file, err);
   return fd < 0 ? -1 : cg_write_fd(fd, dir, file, val, err);
-}
-
-int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...) {
-  char buf[CG_VALUE_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof buf) return crt_error(err, E2BIG, "cgroup: write %s: value too long", file);
-  return cg_write(dir, file, buf, err);
 }
 
 char *cg_read(const char *dir, const char *file) {

@@ -108,8 +108,6 @@ int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
  * device rules: one rule per write) */
 int cg_open_write(const char *dir, const char *file, crt_err **err);
 int cg_write_fd(int fd, const char *dir, const char *file, const char *val, crt_err **err);
-int cg_writef(const char *dir, const char *file, crt_err **err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 /* Reads dir/file (trailing newline kept); NULL on error with errno set. */
 char *cg_read(const char *dir, const char *file);
 bool cg_exists(const char *dir, const char *file);

@@ -32,25 +32,12 @@
 
 #include "crt/cloned_binary.h"
 #include "crt/log.h"
+#include "crt/procinfo.h"
 #include "crt/str.h"
 
 extern char **environ;
 
 #define CLONED_ENV "_CRT_CLONED_BINARY"
-
-/* Whether mount mnt_id is in our mount namespace.  Ours is never: it was
- * made by fsmount and not attached.  Unreadable: assume it is. */
-static bool mount_attached(uint64_t mnt_id) {
-  FILE *f = fopen("/proc/self/mountinfo", "re");
-  if (!f) return true;
-  char *line = NULL;
-  size_t cap = 0;
-  bool found = false;
-  while (!found && getline(&line, &cap, f) > 0) found = strtoull(line, NULL, 10) == mnt_id;
-  free(line);
-  fclose(f);
-  return found;
-}
 
 /* The exe is a file of a read-only overlayfs mount attached nowhere: only
  * crt_ensure_cloned_binary makes those (an attached read-only overlay may
@@ -60,7 +47,8 @@ static bool on_sealed_overlay(int fd) {
   struct statx sx;
   if (fstatfs(fd, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC || !(sf.f_flags & ST_RDONLY)) return false;
   if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID)) return false;
-  return !mount_attached(sx.stx_mnt_id);
+  /* ours is never in our mount table: fsmount made it, nothing attached it */
+  return !crt_mountinfo_has_id(sx.stx_mnt_id);
 }
 
 /* The only proof that counts: the file we run from carries every seal, or

@@ -18,7 +18,12 @@ bool crt_apparmor_enabled(void) {
   return fd >= 0 && read(fd, &c, 1) == 1 && c == 'Y';
 }
 
-bool crt_selinux_enabled(void) { return access("/sys/fs/selinux/enforce", F_OK) == 0; }
+/* Asked once per mount at create: one access(2) per process is enough. */
+bool crt_selinux_enabled(void) {
+  static int enabled = -1;
+  if (enabled < 0) enabled = access("/sys/fs/selinux/enforce", F_OK) == 0;
+  return enabled;
+}
 
 /* The LSM takes the value in one write(2), to our own thread's attr file,
  * looked up in crt's procfs handle: a mount over the container's

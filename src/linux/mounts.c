@@ -20,6 +20,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/lsm.h"
 #include "crt/mounts.h"
 #include "crt/procinfo.h"
 #include "crt/procfs.h"
@@ -53,12 +54,6 @@ typedef struct {
   const char *src;  /* for messages: source, else type */
   const crt_mount_opts *o; /* &m->opts */
 } mctx;
-
-static bool selinux_enabled(void) {
-  static int enabled = -1;
-  if (enabled < 0) enabled = access("/sys/fs/selinux/enforce", F_OK) == 0;
-  return enabled;
-}
 
 static int dest_error(const mctx *c, crt_err **err) {
   return crt_error_wrap(err, "mounts[%zu]: destination \"%s\"", c->idx, c->m->destination);
@@ -331,13 +326,11 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
 
 static char *with_label(const mctx *c, const char *data) {
   const char *label = c->cfg->spec->linux_ ? c->cfg->spec->linux_->mount_label : NULL;
+  cleanup_free char *opt = crt_selinux_mount_option(label);
+  if (!opt) return data ? strdup(data) : NULL;
+  if (!data) return crt_steal(opt);
   char *out = NULL;
-  if (label && *label && selinux_enabled()) {
-    if (asprintf(&out, "%s%scontext=\"%s\"", data ? data : "", data ? "," : "", label) < 0) return NULL;
-  } else if (data) {
-    out = strdup(data);
-  }
-  return out;
+  return asprintf(&out, "%s,%s", data, opt) < 0 ? NULL : out;
 }
 
 static int copy_tree(int src, int dst, int depth);

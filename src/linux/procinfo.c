@@ -192,19 +192,9 @@ static bool wanted(const crt_mountinfo_entry *e, const char *fstype, const char 
   return !fstype || (!strcmp(e->fstype, fstype) && !strncmp(e->target, under, strlen(under)));
 }
 
-/* Read by hand, not with libmount: loading libmount (and libblkid,
- * libselinux, libpcre2) costs 0.3 ms and its parse 0.1 ms, on create's
- * critical path wherever a config mounts cgroup v1 (docs/performance.md). */
-int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err) {
-  *out = (crt_mountinfo){0};
-  FILE *f = fopen("/proc/self/mountinfo", "re");
-  if (!f) return crt_error(err, errno, "read /proc/self/mountinfo");
-  int rc = crt_mountinfo_parse(f, fstype, under, out, err);
-  fclose(f);
-  return rc;
-}
-
-int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err) {
+/* name: the file f reads, for the error */
+static int parse_named(FILE *f, const char *name, const char *fstype, const char *under, crt_mountinfo *out,
+                       crt_err **err) {
   *out = (crt_mountinfo){0};
   char *line = NULL;
   size_t cap = 0, alloc = 0;
@@ -230,12 +220,55 @@ int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_moun
   free(line);
   if (rc < 0 || read_err) {
     crt_mountinfo_free(out);
-    return crt_error(err, rc < 0 ? ENOMEM : read_err, "read /proc/self/mountinfo");
+    return crt_error(err, rc < 0 ? ENOMEM : read_err, "read %s", name);
   }
   return 0;
 }
 
+/* Read by hand, not with libmount: loading libmount (and libblkid,
+ * libselinux, libpcre2) costs 0.3 ms and its parse 0.1 ms, on create's
+ * critical path wherever a config mounts cgroup v1 (docs/performance.md). */
+static int read_pid_type(pid_t pid, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err) {
+  char p[64];
+  if (pid > 0)
+    snprintf(p, sizeof p, "/proc/%d/mountinfo", (int)pid);
+  else
+    snprintf(p, sizeof p, "/proc/self/mountinfo");
+  *out = (crt_mountinfo){0};
+  FILE *f = fopen(p, "re");
+  if (!f) return crt_error(err, errno, "read %s", p);
+  int rc = parse_named(f, p, fstype, under, out, err);
+  fclose(f);
+  return rc;
+}
+
+int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *under, crt_err **err) {
+  return read_pid_type(0, fstype, under, out, err);
+}
+
+int crt_mountinfo_read_pid(pid_t pid, crt_mountinfo *out, crt_err **err) {
+  return read_pid_type(pid, NULL, NULL, out, err);
+}
+
+int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err) {
+  return parse_named(f, "/proc/self/mountinfo", fstype, under, out, err);
+}
+
 int crt_mountinfo_read(crt_mountinfo *out, crt_err **err) { return crt_mountinfo_read_type(out, NULL, NULL, err); }
+
+/* Only the first field of each line: no parse, no copies (it runs in every
+ * crt started from the sealed overlay, crt_exe_is_sealed). */
+bool crt_mountinfo_has_id(uint64_t mnt_id) {
+  FILE *f = fopen("/proc/self/mountinfo", "re");
+  if (!f) return true;
+  char *line = NULL;
+  size_t cap = 0;
+  bool found = false;
+  while (!found && getline(&line, &cap, f) > 0) found = strtoull(line, NULL, 10) == mnt_id;
+  free(line);
+  fclose(f);
+  return found;
+}
 
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag) {
   size_t l = strlen(tag);

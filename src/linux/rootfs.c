@@ -17,6 +17,7 @@
 
 #include "crt/devices.h"
 #include "crt/log.h"
+#include "crt/lsm.h"
 #include "crt/mounts.h"
 #include "crt/procinfo.h"
 #include "crt/resolve.h"
@@ -295,9 +296,7 @@ static int mask_dir(int rootfd, int target, const char *path, const char *label,
   }
   char t[32];
   crt_fd_path(t, target);
-  cleanup_free char *data = NULL;
-  if (label && access("/sys/fs/selinux/enforce", F_OK) == 0 && asprintf(&data, "context=\"%s\"", label) < 0)
-    data = NULL;
+  cleanup_free char *data = crt_selinux_mount_option(label);
   if (mount("tmpfs", t, "tmpfs", MS_RDONLY, data) < 0) return crt_error(err, errno, "mask %s", path);
   *shared = crt_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW | O_DIRECTORY, CRT_RESOLVE_NONE, err);
   return *shared < 0 ? crt_error_wrap(err, "mask %s: reopen", path) : 0;

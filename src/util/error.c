@@ -103,12 +103,3 @@ void crt_close_fdp(int *fd) {
     *fd = -1;
   }
 }
-
-void crt_fclosep(FILE **f) {
-  if (f && *f) {
-    int saved = errno;
-    fclose(*f);
-    errno = saved;
-    *f = NULL;
-  }
-}

@@ -145,6 +145,12 @@ int crt_write_file_atomic(const char *path, const char *data, size_t len, mode_t
   return crt_atomic_file_end(&f, data, len, err);
 }
 
+int crt_write_pid_file(const char *path, pid_t pid, crt_err **err) {
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", (int)pid);
+  return crt_write_file_atomic(path, buf, (size_t)n, 0644, err);
+}
+
 int crt_mkdir_p(const char *path, mode_t mode, crt_err **err) {
   char buf[PATH_MAX];
   if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return crt_error(err, ENAMETOOLONG, "mkdir %s", path);

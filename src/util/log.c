@@ -27,9 +27,6 @@ int crt_log_init(const char *path, bool json, bool debug) {
   return 0;
 }
 
-void crt_log_set_fd(int fd) { log_fd = fd; }
-int crt_log_fd(void) { return log_fd; }
-bool crt_log_json(void) { return log_json; }
 bool crt_log_debug_enabled(void) { return log_debug; }
 
 char *crt_json_escape(const char *s) {

@@ -79,6 +79,71 @@ static void test_mountinfo_unescapes_paths(void **state) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Another process's table (checkpoint reads the container's): a child in
+ * its own mount namespace mounts a tmpfs on a path with a space, and
+ * /proc/CHILD/mountinfo read from here names it unescaped; our own table
+ * by pid is the one crt_mountinfo_read gives; a reaped pid's is an error
+ * naming its file. */
+static void test_mountinfo_read_pid(void **state) {
+  crt_mountinfo mi, self;
+  crt_err *err = NULL;
+  assert_int_equal(crt_mountinfo_read_pid(getpid(), &mi, &err), 0);
+  assert_int_equal(crt_mountinfo_read(&self, &err), 0);
+  assert_int_equal(mi.n, self.n);
+  crt_mountinfo_free(&mi);
+  crt_mountinfo_free(&self);
+  if (geteuid() != 0) skip();
+  char dir[] = "/tmp/crt mountinfo pid.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  int ready[2], go[2];
+  assert_int_equal(pipe(ready), 0);
+  assert_int_equal(pipe(go), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    close(go[1]);
+    char c = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) == 0 &&
+             mount("tmpfs", dir, "tmpfs", 0, "size=4k") == 0;
+    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0) _exit(1);
+    _exit(0);
+  }
+  close(go[0]);
+  close(ready[1]);
+  char c = 0;
+  assert_int_equal(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  assert_int_equal(c, 1);
+  assert_int_equal(crt_mountinfo_read_pid(child, &mi, &err), 0);
+  int found = 0;
+  for (size_t i = 0; i < mi.n; i++) found += !strcmp(mi.v[i].target, dir) && !strcmp(mi.v[i].fstype, "tmpfs");
+  crt_mountinfo_free(&mi);
+  assert_int_equal(found, 1);
+  close(go[1]);
+  assert_int_equal(waitpid(child, NULL, 0), child);
+  assert_int_equal(crt_mountinfo_read_pid(child, &mi, &err), -1);
+  char want[64];
+  snprintf(want, sizeof want, "/proc/%d/mountinfo", (int)child);
+  assert_non_null(strstr(err->msg, want));
+  crt_err_free(&err);
+  rmdir(dir);
+}
+
+/* The mount id of "/" is in our table; one past the largest is not. */
+static void test_mountinfo_has_id(void **state) {
+  struct statx sx;
+  assert_int_equal(statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &sx), 0);
+  if (!(sx.stx_mask & STATX_MNT_ID)) skip();
+  assert_true(crt_mountinfo_has_id(sx.stx_mnt_id));
+  char *raw = NULL;
+  crt_err *err = NULL;
+  assert_int_equal(crt_read_file("/proc/self/mountinfo", 1 << 24, &raw, NULL, &err), 0);
+  unsigned long long max = 0;
+  for (char *l = raw; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    if (strtoull(l, NULL, 10) > max) max = strtoull(l, NULL, 10);
+  free(raw);
+  assert_false(crt_mountinfo_has_id(max + 1));
+}
+
 /* The hand-written mountinfo parser on lines proc(5) allows: optional
  * fields or none, octal escapes in root, target and super options, a
  * filter by type and mount point; lines it cannot read (no " - ", too few
@@ -230,6 +295,30 @@ static void test_proc_cpuset_under(void **state) {
   assert_int_equal(rmdir(top), 0);
 }
 
+/* --pid-file's writer (src/util/fs.c): the decimal pid and nothing else,
+ * mode 0644 (less the umask), replacing what was there; a missing directory is an error. */
+static void test_write_pid_file(void **state) {
+  char dir[] = "/tmp/crt-pid-file.XXXXXX", path[PATH_MAX], *got = NULL;
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/pid", dir);
+  crt_err *err = NULL;
+  assert_int_equal(crt_write_file(path, "999999 old", 10, 0600, &err), 0);
+  assert_int_equal(crt_write_pid_file(path, 4242, &err), 0);
+  assert_int_equal(crt_read_file(path, 64, &got, NULL, &err), 0);
+  assert_string_equal(got, "4242");
+  free(got);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  mode_t mask = umask(0);
+  umask(mask);
+  assert_int_equal(st.st_mode & 07777, 0644 & ~mask);
+  unlink(path);
+  rmdir(dir);
+  assert_int_equal(crt_write_pid_file(path, 1, &err), -1);
+  assert_non_null(err);
+  crt_err_free(&err);
+}
+
 /* One read: the whole file when it fits, len - 1 bytes when it may go on,
  * -1 with errno when it cannot be read. */
 static void test_read_small(void **state) {
@@ -322,9 +411,12 @@ int main(void) {
       cmocka_unit_test(test_proc_cgroup_under),
       cmocka_unit_test(test_proc_cpuset_under),
       cmocka_unit_test(test_read_small),
+      cmocka_unit_test(test_write_pid_file),
       cmocka_unit_test(test_anchored_paths),
       cmocka_unit_test(test_mountinfo_unescapes_paths),
       cmocka_unit_test(test_mountinfo_parse_lines),
+      cmocka_unit_test(test_mountinfo_read_pid),
+      cmocka_unit_test(test_mountinfo_has_id),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
