@@ -115,11 +115,22 @@ static char *abs_path(const char *base, const char *p) {
   return out;
 }
 
+/* The cgroup is the init's from the clone on every hierarchy: made before
+ * it, the cgroup2 one cloned into (unless clone3 falls back: the init
+ * checks), the v1 ones joined by their tasks files first thing.  The rest
+ * (systemd, rootless, v1 made after the clone) the init learns from the
+ * answer to CGROUP. */
+static const char *cgroup_at_clone(const create_ctx *c) {
+  bool all = c->cgroup_fd >= 0 || crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
+  return c->cgroup_made && !c->v1_late && all ? c->state->cgroup_path : NULL;
+}
+
 /* What the init is given: nothing of ours but these. */
 static init_ctx init_inputs(const create_ctx *c, int child_sync) {
   return (init_ctx){.spec = c->spec, .opts = c->opts, .rootfs = c->rootfs, .bundle = c->bundle, .state = c->state,
                     .sync = child_sync, .rep = {.sync = child_sync, .errpipe = -1, .exit_code = 1},
-                    .console = c->console, .lock = c->lock, .cgroup_fd = c->cgroup_fd, .netns_fd = c->netns_fd,
+                    .console = c->console, .lock = c->lock, .cgroup_fd = c->cgroup_fd,
+                    .cgroup_path = cgroup_at_clone(c), .netns_fd = c->netns_fd,
                     .netns_by_init = c->netns_by_init, .cg_tasks = c->cg_tasks, .listen_fds = c->listen_fds,
                     .use_stub = c->use_stub, .stages = c->stages, .fifo = -1};
 }
@@ -130,9 +141,8 @@ static int spawn(create_ctx *c, int child_sync, pid_t *out, crt_err **err) {
   init_ctx in = init_inputs(c, child_sync);
   /* made ahead (the init joins it) or made by the init */
   int made = c->netns_fd >= 0 || c->netns_by_init ? CLONE_NEWNET : 0;
-  bool born = false; /* the init knows nothing of it: it waits for its answer to CGROUP either way */
   pid_t pid = two ? crt_raw_clone(0)
-                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &born);
+                  : crt_clone_into((unsigned long)(flags & ~CLONE_NEWTIME & ~made), c->cgroup_fd, &in.cloned_into_cgroup);
   if (pid < 0) {
     int e = errno;
     close(child_sync);

@@ -149,15 +149,18 @@ static int check_fd_for_fifo(int sync, crt_err **err) {
                    (unsigned long long)rl.rlim_cur);
 }
 
-/* The answer to CGROUP, awaited at the first step that depends on the
- * cgroup (crt_rootfs_config.cgroup_join: a mount that may read it, a
- * device node; before PRESTART in any case), so that the runtime makes and
- * configures the cgroup while we make our first mounts. */
+/* The init's cgroup, in two steps: placed (in it on every hierarchy, its
+ * cgroup namespace rooted there: what a cgroup mount and a device node
+ * need, crt_rootfs_config.cgroup_join) and configured (the runtime's
+ * answer to CGROUP: before PRESTART and the exec FIFO, so that nothing
+ * runs unconfined).  An init the clone put into its cgroup for good is
+ * placed from the start, and the runtime configures the cgroup while it
+ * mounts; any other learns its place from the answer. */
 typedef struct {
   init_ctx *c;
-  crt_rootfs_config *rc; /* its cgroup_path comes with the answer */
+  crt_rootfs_config *rc; /* its cgroup_path: set when placed */
   crt_sync_msg *m;
-  bool done;
+  bool placed, configured;
 } cgroup_wait;
 
 /* "0" to each tasks file: this thread moves itself, no grace period.  The
@@ -181,21 +184,33 @@ static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
   return ns && !ns->path;
 }
 
-/* In the cgroup: placed by the runtime, or (v1 made after the clone) by
- * ourselves into the tasks files that came with the answer; then the
- * cgroup namespace is rooted where we are. */
+/* In the cgroup at path: the cgroup namespace rooted where we are. */
+static int cgroup_placed(cgroup_wait *w, const char *path, crt_err **err) {
+  if (!(w->rc->cgroup_path = strdup(path))) return crt_error(err, ENOMEM, "cgroup path");
+  w->placed = true;
+  if (new_ns(w->c->spec, CRT_NS_CGROUP) && unshare(CLONE_NEWCGROUP) < 0)
+    return crt_error(err, errno, "unshare cgroup namespace");
+  CRT_STAGE(w->c->stages, "in the cgroup");
+  return 0;
+}
+
+/* The answer to CGROUP: configured; unless placed already, in the cgroup
+ * by the runtime, or (v1 made after the clone) by ourselves into the tasks
+ * files that came with the answer. */
+static int cgroup_configured(cgroup_wait *w, crt_err **err) {
+  if (w->configured) return 0;
+  w->configured = true;
+  if (await_msg(w->c->sync, CRT_SYNC_CGROUP_DONE, w->m, err) < 0) return -1;
+  if (w->placed) return 0;
+  if (w->m->nfds && join_tasks_sent(w->m, err) < 0) return -1;
+  return cgroup_placed(w, w->m->data, err);
+}
+
+/* crt_rootfs_config.cgroup_join: the first step that needs the cgroup
+ * waits for the answer only when the init is not in it yet. */
 static int join_cgroup(void *arg, crt_err **err) {
   cgroup_wait *w = arg;
-  init_ctx *c = w->c;
-  if (w->done) return 0;
-  w->done = true;
-  if (await_msg(c->sync, CRT_SYNC_CGROUP_DONE, w->m, err) < 0) return -1;
-  if (w->m->nfds && join_tasks_sent(w->m, err) < 0) return -1;
-  if (!(w->rc->cgroup_path = strdup(w->m->data))) return crt_error(err, ENOMEM, "cgroup path");
-  if (new_ns(c->spec, CRT_NS_CGROUP) && unshare(CLONE_NEWCGROUP) < 0)
-    return crt_error(err, errno, "unshare cgroup namespace");
-  CRT_STAGE(c->stages, "in the cgroup");
-  return 0;
+  return w->placed ? 0 : cgroup_configured(w, err);
 }
 
 static bool has_netdevs(const crt_spec *spec) {
@@ -205,7 +220,7 @@ static bool has_netdevs(const crt_spec *spec) {
 /* Stage 1: the requests the runtime can serve at once, then the network
  * namespace, the v1 cgroup made before the clone, root in the user
  * namespace. */
-static void init_enter(init_ctx *c, crt_sync_msg *m) {
+static void init_enter(init_ctx *c, cgroup_wait *cw, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   /* fails only for an invalid signal.  The runtime cannot have died before
@@ -245,6 +260,9 @@ static void init_enter(init_ctx *c, crt_sync_msg *m) {
       crt_child_fail(r, err);
     }
   }
+  /* cloned into the cgroup2 one (clone3 did not fall back), joined the
+   * v1 ones just now */
+  if (c->cgroup_path && (c->cgroup_fd < 0 || c->cloned_into_cgroup)) CHILD_TRY(r, cgroup_placed(cw, c->cgroup_path, &err));
 }
 
 /* A shared rootfsPropagation: our mounts would reach the host's mount
@@ -282,10 +300,10 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_error(&err, errno, "chdir to bundle %s", c->bundle);
     crt_child_fail(r, err);
   }
-  if (shares_mounts(spec)) CHILD_TRY(r, join_cgroup(rc->cgroup_join_arg, &err));
+  cgroup_wait *cw = rc->cgroup_join_arg;
+  if (shares_mounts(spec)) CHILD_TRY(r, cgroup_configured(cw, &err));
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
-  /* no mount namespace, or no mount needed the cgroup: now */
-  CHILD_TRY(r, join_cgroup(rc->cgroup_join_arg, &err));
+  CHILD_TRY(r, cgroup_configured(cw, &err));
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
   if (crt_hooks_runtime_create(spec->hooks)) {
     ask(c, CRT_SYNC_PRESTART, "run the prestart hooks");
@@ -429,7 +447,7 @@ static void init_main(init_ctx *c) {
                           .cgroup_join = join_cgroup};
   cgroup_wait cw = {.c = c, .rc = &rc, .m = m};
   rc.cgroup_join_arg = &cw;
-  init_enter(c, m);
+  init_enter(c, &cw, m);
   CRT_STAGE(&st, "namespaces joined (network, root in the user namespace)");
   init_mount(c, &rc, mntns, m);
   bool start_hooks = spec->hooks && spec->hooks->start_container.len;
@@ -475,7 +493,7 @@ static void joiner_main(init_ctx *c, int flags) {
     CHILD_TRY(&c->rep, write_offsets(c->spec, &err));
     flags &= ~CLONE_NEWTIME;
   }
-  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, NULL, "clone init", &c->rep, init_entry, c);
+  crt_joiner_clone((unsigned long)flags, c->cgroup_fd, &c->cloned_into_cgroup, "clone init", &c->rep, init_entry, c);
 }
 
 void crt_init_run(init_ctx *c, bool joiner, int flags) {

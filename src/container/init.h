@@ -28,6 +28,9 @@ typedef struct init_ctx {
   int console;            /* console socket (or -1) */
   int lock;               /* the state dir's flock, inherited: the init must not hold it */
   int cgroup_fd;          /* the cgroup2 directory the clone used (or -1): closed first thing */
+  const char *cgroup_path; /* the cgroup the clone puts it into for good (cloned into cgroup_fd, the v1
+                            * ones joined by cg_tasks first thing), or NULL: CGROUP_DONE tells */
+  bool cloned_into_cgroup; /* set in the child's copy by the clone: clone3 did not fall back */
   int netns_fd;           /* a network namespace made ahead, to join first (or -1) */
   bool netns_by_init;     /* unshare the network namespace first thing (not cloned with it) */
   crt_cgroup_tasks cg_tasks; /* v1 cgroup made before the clone: its tasks files, joined first thing */
