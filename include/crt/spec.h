@@ -377,5 +377,10 @@ const char *crt_ns_name(enum crt_ns_type t);  /* "pid", "network", ... */
 const char *crt_ns_proc_name(enum crt_ns_type t); /* "pid", "net", ... under /proc/PID/ns */
 int crt_ns_clone_flag(enum crt_ns_type t);
 const crt_namespace *crt_spec_namespace(const crt_spec *spec, enum crt_ns_type t);
+/* Whether the container gets a new namespace of type t (listed, no path). */
+bool crt_spec_new_namespace(const crt_spec *spec, enum crt_ns_type t);
+/* Whether linux.rootfsPropagation is shared: the container's mounts
+ * reach the host's mount table. */
+bool crt_spec_rootfs_shared(const crt_spec *spec);
 
 #endif

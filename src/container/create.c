@@ -97,11 +97,6 @@ static bool needs_two_stage(const crt_spec *spec) {
 
 /* ---- the runtime side ---- */
 
-static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
-  const crt_namespace *ns = crt_spec_namespace(spec, t);
-  return ns && !ns->path;
-}
-
 static char *abs_path(const char *base, const char *p) {
   char *out = NULL;
   if (p[0] == '/') out = strdup(p);
@@ -177,24 +172,13 @@ static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_spec 
   return (crt_cgroup_config){.id = o->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
 }
 
-/* One step's message to the init, with n fds.  It fails when the init is
- * gone: the error the init sent before it exited is then the one to
- * report. */
+/* One step's message to the init, with n fds.  When the init is gone,
+ * the error it sent before it exited is the one drive_init reports
+ * (prefer_init_error). */
 static int tell_init_fds(create_ctx *c, uint32_t type, const char *payload, size_t len, const int *fds, size_t n,
                          const char *step, crt_err **err) {
   if (crt_sync_send_fds(c->sync, type, payload, len, fds, n) == 0) return 0;
-  int e = errno;
-  cleanup_free crt_sync_msg *m = NULL;
-  /* the peer closed: recv returns what it queued (requests it sent before
-   * it failed, then its ERROR), then EOF, never blocks */
-  if ((e == EPIPE || e == ECONNRESET) && (m = malloc(sizeof *m))) {
-    cleanup_err crt_err *rerr = NULL;
-    while (crt_sync_recv(c->sync, m, &rerr) == 0) {
-      if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
-      for (size_t i = 0; i < m->nfds; i++) close(m->fds[i]);
-    }
-  }
-  return crt_error(err, e, "%s", step);
+  return crt_error(err, errno, "%s", step);
 }
 
 static int tell_init_fd(create_ctx *c, uint32_t type, const char *payload, int fd, const char *step, crt_err **err) {
@@ -370,7 +354,7 @@ static int answer_fifo(create_ctx *c, crt_state *s, crt_err **err) {
  * netDevices, PRESTART only with such hooks; each once but MOUNT_SOURCE. */
 static bool request_allowed(create_ctx *c, uint32_t type) {
   const crt_spec *spec = c->spec;
-  bool userns = new_ns(spec, CRT_NS_USER);
+  bool userns = crt_spec_new_namespace(spec, CRT_NS_USER);
   const crt_hooks *h = spec->hooks;
   bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
             (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) ||
@@ -401,9 +385,9 @@ static int answer(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
 }
 
 /* A service failed: if the init failed first (its pid gone under a cgroup
- * join, say), its ERROR is queued behind its requests, and it is the
- * error to report.  Not waited for: an init alive and waiting sends
- * nothing more. */
+ * join, an answer refused with EPIPE), its ERROR is queued behind its
+ * requests, and it is the error to report.  Not waited for: an init alive
+ * and waiting sends nothing more; one gone leaves its queue, then EOF. */
 static void prefer_init_error(create_ctx *c, crt_sync_msg *m, crt_err **err) {
   int fl = fcntl(c->sync, F_GETFL);
   if (fl < 0 || fcntl(c->sync, F_SETFL, fl | O_NONBLOCK) < 0) return;
@@ -449,10 +433,8 @@ static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
  * reach the host's mount table, and a cgroup failure after them would
  * leave them there). */
 static bool v1_late_wanted(const create_ctx *c) {
-  const crt_linux *l = c->spec->linux_;
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  return crt_cgroup_v1_late(&cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) &&
-         !(l && (l->rootfs_propagation_flags & MS_SHARED));
+  return crt_cgroup_v1_late(&cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) && !crt_spec_rootfs_shared(c->spec);
 }
 
 /* Pure v1 with the cgroup made after the clone: nothing of the cgroup
@@ -576,7 +558,7 @@ static int make_state_dir(const crt_create_opts *o, char *dir, size_t len, int *
  * rootless runtime. */
 static bool netns_ahead_wanted(const create_ctx *c) {
   const crt_spec *spec = c->spec;
-  return new_ns(spec, CRT_NS_NETWORK) && !crt_spec_namespace(spec, CRT_NS_USER) && !needs_two_stage(spec) &&
+  return crt_spec_new_namespace(spec, CRT_NS_NETWORK) && !crt_spec_namespace(spec, CRT_NS_USER) && !needs_two_stage(spec) &&
          !(spec->linux_ && spec->linux_->net_devices.len) && !c->opts->rootless;
 }
 

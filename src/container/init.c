@@ -179,16 +179,11 @@ static int join_tasks_sent(crt_sync_msg *m, crt_err **err) {
   return crt_error(err, 0, "cgroup: %zu tasks files for %zu hierarchies", m->nfds, n);
 }
 
-static bool new_ns(const crt_spec *spec, enum crt_ns_type t) {
-  const crt_namespace *ns = crt_spec_namespace(spec, t);
-  return ns && !ns->path;
-}
-
 /* In the cgroup at path: the cgroup namespace rooted where we are. */
 static int cgroup_placed(cgroup_wait *w, const char *path, crt_err **err) {
   if (!(w->rc->cgroup_path = strdup(path))) return crt_error(err, ENOMEM, "cgroup path");
   w->placed = true;
-  if (new_ns(w->c->spec, CRT_NS_CGROUP) && unshare(CLONE_NEWCGROUP) < 0)
+  if (crt_spec_new_namespace(w->c->spec, CRT_NS_CGROUP) && unshare(CLONE_NEWCGROUP) < 0)
     return crt_error(err, errno, "unshare cgroup namespace");
   CRT_STAGE(w->c->stages, "in the cgroup");
   return 0;
@@ -233,7 +228,7 @@ static void init_enter(init_ctx *c, cgroup_wait *cw, crt_sync_msg *m) {
    * mounts.  netDevices come with the network namespace of the clone
    * (never with one made ahead or by us: create.c), so they may be asked
    * before the setns below. */
-  bool userns = new_ns(c->spec, CRT_NS_USER);
+  bool userns = crt_spec_new_namespace(c->spec, CRT_NS_USER);
   if (userns) ask(c, CRT_SYNC_MAPS, "write the uid/gid maps");
   if (has_netdevs(c->spec)) ask(c, CRT_SYNC_NETDEVS, "move the network devices");
   ask(c, CRT_SYNC_CGROUP, "put the init into its cgroup");
@@ -265,13 +260,6 @@ static void init_enter(init_ctx *c, cgroup_wait *cw, crt_sync_msg *m) {
   if (c->cgroup_path && (c->cgroup_fd < 0 || c->cloned_into_cgroup)) CHILD_TRY(r, cgroup_placed(cw, c->cgroup_path, &err));
 }
 
-/* A shared rootfsPropagation: our mounts would reach the host's mount
- * table, where a failure to set up the cgroup after them would leave
- * them: so the cgroup first. */
-static bool shares_mounts(const crt_spec *spec) {
-  return spec->linux_ && (spec->linux_->rootfs_propagation_flags & MS_SHARED);
-}
-
 /* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
  * and createRuntime hooks (asked only when there are some: nothing else
  * waits for our mounts), and the exec FIFO. */
@@ -301,7 +289,10 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
     crt_child_fail(r, err);
   }
   cgroup_wait *cw = rc->cgroup_join_arg;
-  if (shares_mounts(spec)) CHILD_TRY(r, cgroup_configured(cw, &err));
+  /* a shared rootfsPropagation: our mounts would reach the host's mount
+   * table, where a failure to set up the cgroup after them would leave
+   * them: so the cgroup first */
+  if (crt_spec_rootfs_shared(spec)) CHILD_TRY(r, cgroup_configured(cw, &err));
   if (mntns) CHILD_TRY(r, crt_rootfs_prepare(rc, &err));
   CHILD_TRY(r, cgroup_configured(cw, &err));
   CRT_STAGE(c->stages, "mounts (sysctls, hostname, lo, rootfs mounted)");
@@ -436,11 +427,11 @@ static void init_main(init_ctx *c) {
   /* Without a mount namespace nothing may be mounted (it would be the
    * host's): the process is only chrooted into root.path, as in runc. */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
-  bool new_userns = new_ns(spec, CRT_NS_USER);
+  bool new_userns = crt_spec_new_namespace(spec, CRT_NS_USER);
   crt_rootfs_config rc = {.spec = spec,
                           .rootfs = c->rootfs,
                           .userns = new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
-                          .new_mount_ns = new_ns(spec, CRT_NS_MOUNT),
+                          .new_mount_ns = crt_spec_new_namespace(spec, CRT_NS_MOUNT),
                           .source_from_host = new_userns ? ask_mount_source : NULL,
                           .source_arg = c,
                           .host_binds = !c->opts->rootless,

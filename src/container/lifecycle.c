@@ -221,9 +221,7 @@ int crt_container_started_held(crt_held *h, crt_err **err) {
 /* A pid namespace of its own (not joined by path): its init's death killed
  * every process in it.  Unknown (no readable config): assume so. */
 static bool own_pidns(const crt_spec *spec) {
-  if (!spec) return true;
-  const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
-  return ns && !(ns->path && *ns->path);
+  return !spec || crt_spec_new_namespace(spec, CRT_NS_PID);
 }
 
 /* runc >= 1.2: a SIGKILL to a container without a pid namespace of its

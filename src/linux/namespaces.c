@@ -54,9 +54,8 @@ pid_t crt_clone_into(unsigned long flags, int cgroup_fd, bool *in_cgroup) {
 
 int crt_ns_new_flags(const crt_spec *spec) {
   int flags = 0;
-  const crt_linux *l = spec->linux_;
-  for (size_t i = 0; l && i < l->n_namespaces; i++)
-    if (!l->namespaces[i].path || !*l->namespaces[i].path) flags |= crt_ns_clone_flag(l->namespaces[i].type);
+  for (enum crt_ns_type t = 0; t < CRT_NS_COUNT; t++)
+    if (crt_spec_new_namespace(spec, t)) flags |= crt_ns_clone_flag(t);
   return flags;
 }
 

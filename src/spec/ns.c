@@ -1,6 +1,7 @@
 /* Namespace names and flags shared by the parser and the runtime. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/mount.h>
 #include <stddef.h>
 
 #include "crt/spec.h"
@@ -30,4 +31,13 @@ const crt_namespace *crt_spec_namespace(const crt_spec *spec, enum crt_ns_type t
   for (size_t i = 0; i < spec->linux_->n_namespaces; i++)
     if (spec->linux_->namespaces[i].type == t) return &spec->linux_->namespaces[i];
   return NULL;
+}
+
+bool crt_spec_new_namespace(const crt_spec *spec, enum crt_ns_type t) {
+  const crt_namespace *ns = crt_spec_namespace(spec, t);
+  return ns && !(ns->path && *ns->path);
+}
+
+bool crt_spec_rootfs_shared(const crt_spec *spec) {
+  return spec && spec->linux_ && (spec->linux_->rootfs_propagation_flags & MS_SHARED);
 }
