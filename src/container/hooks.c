@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "crt/hooks.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +14,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/str.h"
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -168,21 +168,14 @@ static int await_hook(pid_t pid, hook_io *io, int64_t deadline, int *status) {
   return 0;
 }
 
-/* "bad system call" for SIGSYS: Go's (and so runc's) name of a signal is
- * strsignal's, first letter lowered. */
-static void signal_name(int sig, char *buf, size_t len) {
-  const char *s = strsignal(sig);
-  snprintf(buf, len, "%s", s ? s : "unknown signal");
-  buf[0] = (char)tolower((unsigned char)buf[0]);
-}
-
 static int status_error(int status, hook_output *o, crt_err **err) {
   while (o->len && o->buf[o->len - 1] == '\n') o->len--;
   o->buf[o->len] = 0;
   const char *sep = o->len ? ", output: " : "";
   if (WIFSIGNALED(status)) {
-    char name[64];
-    signal_name(WTERMSIG(status), name, sizeof name);
+    char name[64]; /* "bad system call" for SIGSYS: Go's name, strsignal's lowered */
+    const char *sn = strsignal(WTERMSIG(status));
+    crt_go_text(name, sizeof name, sn ? sn : "unknown signal");
     return crt_error(err, 0, "killed by signal %d (%s)%s%s", WTERMSIG(status), name, sep, o->buf);
   }
   if (WEXITSTATUS(status) != 0) return crt_error(err, 0, "exit status %d%s%s", WEXITSTATUS(status), sep, o->buf);

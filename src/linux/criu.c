@@ -15,6 +15,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/str.h"
 
 void crt_args_add(crt_args *a, const char *s) {
   if (a->oom) return;
@@ -122,14 +123,15 @@ static char *log_errors(const char *log) {
 /* --debug: the whole command line, as the setup left it. */
 static void debug_argv(const crt_args *args) {
   if (!crt_log_debug_enabled()) return;
-  char line[4096];
+  char line[4096] = "";
   size_t at = 0;
-  for (size_t i = 0; i < args->n && at < sizeof line; i++) {
-    int w = snprintf(line + at, sizeof line - at, "%s%s", i ? " " : "", args->v[i]);
-    if (w < 0) return;
-    at += (size_t)w;
+  bool cut = false;
+  for (size_t i = 0; i < args->n && !cut; i++) {
+    int w = crt_fmt(line + at, sizeof line - at, "%s%s", i ? " " : "", args->v[i]);
+    cut = w < 0; /* line holds what fitted */
+    at += cut ? 0 : (size_t)w;
   }
-  crt_debug("criu: exec %s%s", line, at >= sizeof line ? "..." : "");
+  crt_debug("criu: exec %s%s", line, cut ? "..." : "");
 }
 
 /* The child: setup, then exec; a failure before exec goes up errpipe. */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "crt/str.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,4 +41,11 @@ int crt_parse_long(const char *s, long min, long max, long *out) {
   if (errno == ERANGE || v < min || v > max) return errno = ERANGE, -1;
   *out = v;
   return 0;
+}
+
+const char *crt_go_text(char *buf, size_t size, const char *text) {
+  if (size == 0) return "";
+  (void)crt_fmt(buf, size, "%s", text); /* a cut message is still the message */
+  buf[0] = (char)tolower((unsigned char)buf[0]);
+  return buf;
 }

@@ -34,6 +34,16 @@ static void test_pathf(void **state) {
   crt_err_free(&err);
 }
 
+static void test_go_text(void **state) {
+  (void)state;
+  char b[32], small[4];
+  assert_string_equal(crt_go_text(b, sizeof b, "Operation not permitted"), "operation not permitted");
+  assert_string_equal(crt_go_text(b, sizeof b, "bad system call"), "bad system call");
+  assert_string_equal(crt_go_text(b, sizeof b, ""), "");
+  assert_string_equal(crt_go_text(small, sizeof small, "Broken pipe"), "bro");
+  assert_string_equal(crt_go_text(b, 0, "X"), "");
+}
+
 static void test_parse_long(void **state) {
   long v = 7;
   assert_int_equal(crt_parse_long("123", 0, 1000, &v), 0);
@@ -62,6 +72,7 @@ int main(void) {
       cmocka_unit_test(test_fmt),
       cmocka_unit_test(test_pathf),
       cmocka_unit_test(test_parse_long),
+      cmocka_unit_test(test_go_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
