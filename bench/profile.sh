@@ -119,13 +119,14 @@ open(p, "w").write(s.replace(old, new, 1))
 PY
   make -s -C "$d" crt >/dev/null
 }
-variant nofsync src/util/fs.c 'crt_write_all(fd, data, len) < 0 || fsync(fd) < 0=>crt_write_all(fd, data, len) < 0'
+# (a "nofsync" variant measured the state file's fsync until src/util/fs.c
+# dropped it: rename alone makes the update atomic, see crt_atomic_file_end)
 variant noreexec src/linux/cloned_binary.c \
   'int crt_ensure_cloned_binary(char **argv, crt_err **err) {=>int crt_ensure_cloned_binary(char **argv, crt_err **err) { if (getpid() > 0) return 0;'
 { echo "== variants, host layout (medians are noisy on a shared VM: compare p10 too)"
   python3 "$here/bench.py" --mode host --suite latency --out "$W/exp.json" --bundle "$W/b" \
     --sleep-bundle "$W/sleep" --work "$W" --iters 30 --warmup 3 --runtime crt="$CRT" \
-    --runtime stripped="$W/crt-stripped" --runtime nofsync="$W/exp-nofsync/crt" \
+    --runtime stripped="$W/crt-stripped" \
     --runtime noreexec="$W/exp-noreexec/crt" 2>/dev/null
   python3 - "$W/exp.json" <<'PY'
 import json, sys

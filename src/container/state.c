@@ -28,10 +28,13 @@
 #define STATE_MAX (1 << 20)
 /* What `list` reads in one go (see crt_state_load). */
 #define STATE_SMALL 16384
+/* The longest id accepted as well-formed; a state directory's name is
+ * bounded further by the filesystem (NAME_MAX), which mkdir reports. */
+#define ID_MAX 1024
 
 int crt_container_id_check(const char *id, crt_err **err) {
   if (id == NULL || *id == 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "container id cannot be empty");
-  if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0 || strlen(id) > 1024)
+  if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0 || strlen(id) > ID_MAX)
     return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container id format: %s", id);
   for (const char *p = id; *p; p++) {
     unsigned char c = (unsigned char)*p;
