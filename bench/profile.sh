@@ -123,8 +123,12 @@ PY
 # dropped it: rename alone makes the update atomic, see crt_atomic_file_end)
 variant noreexec src/linux/cloned_binary.c \
   'int crt_ensure_cloned_binary(char **argv, crt_err **err) {=>int crt_ensure_cloned_binary(char **argv, crt_err **err) { if (getpid() > 0) return 0;'
-{ echo "== variants, host layout (medians are noisy on a shared VM: compare p10 too)"
-  python3 "$here/bench.py" --mode host --suite latency --out "$W/exp.json" --bundle "$W/b" \
+# bench.py checks that each runtime made its cgroup as the host's layout says
+if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; then layout=v2
+elif [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then layout=hybrid
+else layout=v1; fi
+{ echo "== variants, host layout $layout (medians are noisy on a shared VM: compare p10 too)"
+  python3 "$here/bench.py" --mode host --cgroup-expect "$layout" --suite latency --out "$W/exp.json" --bundle "$W/b" \
     --sleep-bundle "$W/sleep" --work "$W" --iters 30 --warmup 3 --runtime crt="$CRT" \
     --runtime stripped="$W/crt-stripped" \
     --runtime noreexec="$W/exp-noreexec/crt" 2>/dev/null

@@ -214,7 +214,8 @@ static bool has_netdevs(const crt_spec *spec) {
 
 /* Stage 1: the requests the runtime can serve at once, then the network
  * namespace, the v1 cgroup made before the clone, root in the user
- * namespace. */
+ * namespace, and, when the clone put us into our cgroup for good, the
+ * cgroup namespace. */
 static void init_enter(init_ctx *c, cgroup_wait *cw, crt_sync_msg *m) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
@@ -257,7 +258,8 @@ static void init_enter(init_ctx *c, cgroup_wait *cw, crt_sync_msg *m) {
   }
   /* cloned into the cgroup2 one (clone3 did not fall back), joined the
    * v1 ones just now */
-  if (c->cgroup_path && (c->cgroup_fd < 0 || c->cloned_into_cgroup)) CHILD_TRY(r, cgroup_placed(cw, c->cgroup_path, &err));
+  if (c->cgroup_path && (c->cgroup_fd < 0 || c->cloned_into_cgroup))
+    CHILD_TRY(r, cgroup_placed(cw, c->cgroup_path, &err));
 }
 
 /* Stage 2: sysctls, hostname, lo, the mounts; then the runtime's prestart
