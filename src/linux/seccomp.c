@@ -146,6 +146,22 @@ static int add_arches(scmp_filter_ctx ctx, const crt_strv *archs, crt_err **err)
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19) only changes how
+ * the kernel waits, not the program, and crt loads the program itself
+ * (crt_seccomp_load): libseccomp's attribute for it (CTL_WAITKILL, 2.6) is
+ * not needed.  The kernel is asked whether it knows the flag the way
+ * libseccomp asks: with NEW_LISTENER (without it the flag is EINVAL) and
+ * no program, EFAULT means the flags passed. */
+static int set_wait_killable(crt_seccomp_filter *f, const char *flag, const char *where, crt_err **err) {
+  long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                   SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV | SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL);
+  if (r == 0 || errno != EFAULT)
+    return crt_error(err, r == 0 ? 0 : errno, "%s: flag %s is not supported by the kernel (needs Linux 5.19)", where,
+                     flag);
+  f->flags |= SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+  return 0;
+}
+
 /* The libseccomp attribute is set too: it checks that the library and the
  * kernel know the flag, and keeps the ctx equivalent to the program. */
 static int set_flag(crt_seccomp_filter *f, const char *flag, const char *where, crt_err **err) {
@@ -161,13 +177,7 @@ static int set_flag(crt_seccomp_filter *f, const char *flag, const char *where, 
     attr = SCMP_FLTATR_CTL_SSB;
     kflag = SECCOMP_FILTER_FLAG_SPEC_ALLOW;
   } else if (strcmp(flag, "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV") == 0) {
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 6)
-    attr = SCMP_FLTATR_CTL_WAITKILL;
-    kflag = SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-#else
-    return crt_error(err, 0, "%s: flag %s is not supported by libseccomp %d.%d (needs 2.6)", where, flag,
-                     SCMP_VER_MAJOR, SCMP_VER_MINOR);
-#endif
+    return set_wait_killable(f, flag, where, err);
   } else
     return crt_error(err, 0, "%s: unknown flag \"%s\"", where, flag);
   int r = seccomp_attr_set(f->ctx, attr, 1);
@@ -368,6 +378,12 @@ int crt_seccomp_compile(const crt_seccomp *s, crt_seccomp_filter **out, crt_err 
     if (add_syscall(f, s, def, i, err) < 0) goto fail;
   if (export_prog(f, err) < 0) goto fail;
   if (wants_enosys_stub(def, f) && prepend_enosys_stub(f, err) < 0) goto fail;
+  if ((f->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) && !f->has_notify) {
+    /* the kernel's EINVAL at load, said where it comes from */
+    crt_error(err, 0, SECCOMP_PATH ".flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a listener: no syscall has the "
+                      "action SCMP_ACT_NOTIFY");
+    goto fail;
+  }
   if (f->has_notify) {
     f->flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
     /* With TSYNC, a sync failure would otherwise be reported as a thread id

@@ -55,9 +55,11 @@ const char *const crt_spec_seccomp_archs[] = {
 const char *const crt_spec_seccomp_flags[] = {"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG",
                                               "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
                                               "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL};
-/* Those the seccomp code applies (libseccomp 2.5 attributes). */
+/* Those the seccomp code applies (libseccomp 2.5 attributes, and
+ * WAIT_KILLABLE_RECV, a kernel flag alone: src/linux/seccomp.c). */
 const char *const crt_spec_seccomp_supported_flags[] = {"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG",
-                                                        "SECCOMP_FILTER_FLAG_SPEC_ALLOW", NULL};
+                                                        "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+                                                        "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL};
 
 /* ---- MOUNT OPTIONS TABLE ----
  * Options the mount code understands beyond libmount's Linux option map

@@ -244,6 +244,52 @@ assert s["state"]["status"] == "running" and s["pid"] != s["state"]["pid"], s
 PY
 }
 
+# seccomp_held_mkdir FLAGS: the container's process signalled while the
+# agent holds its mkdir (AGENT_HOLD_MS); prints its report line.
+seccomp_held_mkdir() {
+  export AGENT_HOLD_MS=1500
+  start_agent 0
+  unset AGENT_HOLD_MS
+  rm -rf "$T/b" "$T/held.out"
+  make_bundle "$T/b" /signal_in_notify
+  cp "$T/signal_in_notify" "$T/b/rootfs/"
+  bundle_edit "$T/b" "c['linux']['seccomp']=$(notify_profile k); c['linux']['seccomp']['flags']=$1; c['root']['readonly']=False"
+  local id; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >"$T/held.out" 2>&1 || fail "run -d: $(cat "$T/held.out")"
+  wait_for grep -q received "$T/agent.out" || fail "the agent never got the mkdir: $(cat "$T/agent.err")"
+  crt kill "$id" USR1 || fail "kill USR1"
+  wait "$agent_pid" || fail "agent: $(cat "$T/agent.err")"
+  wait_eval '[ "$(state_field '"$id"' status)" = stopped ]' || fail "the container did not stop"
+  crt delete "$id" >/dev/null 2>&1
+  cat "$T/held.out"
+}
+
+# runc >= 1.5 (runc#5172; with libseccomp >= 2.6): linux.seccomp.flags
+# SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV reaches the kernel (5.19+): a
+# signal that comes after the agent received the notification no longer
+# ends the wait.  The same run without the flag is the control: there the
+# signal interrupts the held mkdir (EINTR) and the agent's answer is late.
+# crt passes the kernel flag itself (libseccomp 2.5 has no attribute for
+# it); without any SCMP_ACT_NOTIFY rule the flag is refused (the kernel's
+# EINVAL, said where).
+test_seccomp_wait_killable_recv() {
+  if runc_before_1_2; then echo "runc $("$CRT_BIN" --version | head -1): no SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"; return 0; fi
+  cc -O2 -static -o "$T/signal_in_notify" "$REPO/tests/lib/signal_in_notify.c" || fail "build signal_in_notify"
+  local out
+  out=$(seccomp_held_mkdir "[]")
+  assert_contains "$out" "mkdir=-1 errno=Interrupted system call handled=1"
+  assert_contains "$(cat "$T/agent.err")" "answer too late"
+  out=$(seccomp_held_mkdir "['SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV']")
+  assert_contains "$out" "mkdir=0 errno=0 handled=1"
+  assert_not_contains "$(cat "$T/agent.err")" "answer too late"
+  make_bundle "$T/w" true
+  bundle_edit "$T/w" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','flags':['SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV']}"
+  run_rc crt run -b "$T/w" "$(new_id)" </dev/null
+  assert_eq 1 "$rc" "the flag without a listener: $out"
+  is_crt && assert_contains "$out" ".linux.seccomp.flags: SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs a listener"
+  return 0
+}
+
 # Without an agent listening, create fails naming the listener and leaves
 # nothing behind.
 test_seccomp_notify_no_agent() {

@@ -10,7 +10,9 @@
  * without doing anything when ERRNO is 0, else fail with -ERRNO; any other
  * syscall continues.  Exits 0 once every notify fd hung up (the filtered
  * processes are gone), 1 after 20 s without events.  Prints "ready" once
- * listening. */
+ * listening.  With AGENT_HOLD_MS in the environment it holds each mkdir
+ * that long after receiving it, printing "received" first, and says on
+ * stderr when its answer came too late (the call was gone: ENOENT). */
 #include <errno.h>
 #include <poll.h>
 #include <seccomp.h>
@@ -36,6 +38,11 @@ static int recv_state(int conn, char *buf, size_t len, int *fd) {
   return 0;
 }
 
+static int hold_ms(void) {
+  const char *h = getenv("AGENT_HOLD_MS");
+  return h ? atoi(h) : 0;
+}
+
 static int answer(int nfd, int err_no) {
   struct seccomp_notif *req = NULL;
   struct seccomp_notif_resp *resp = NULL;
@@ -48,12 +55,22 @@ static int answer(int nfd, int err_no) {
     resp->val = 0;
     resp->error = err_no ? -err_no : 0;
     fprintf(stderr, "agent: %s from pid %u -> %d\n", name, req->pid, resp->error);
+    if (hold_ms() > 0) {
+      printf("received\n");
+      fflush(stdout);
+      usleep((useconds_t)hold_ms() * 1000);
+    }
   } else {
     resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
   }
   free(name);
+  errno = 0;
   r = seccomp_notify_respond(nfd, resp);
-  if (r == -ENOENT) r = 0; /* the caller died meanwhile */
+  /* libseccomp 2.5 says -ECANCELED for any kernel error, with errno set */
+  if (r == -ENOENT || (r < 0 && errno == ENOENT)) { /* the caller died or was interrupted meanwhile */
+    fprintf(stderr, "agent: answer too late (ENOENT)\n");
+    r = 0;
+  }
 out:
   seccomp_notify_free(req, resp);
   return r;

@@ -554,6 +554,7 @@ static void test_features(void **state) {
   assert_true(list_has(yajl_tree_get(t, pa, yajl_t_array), "SCMP_ACT_NOTIFY"));
   assert_true(list_has(yajl_tree_get(t, parch, yajl_t_array), "SCMP_ARCH_X86_64"));
   assert_true(list_has(yajl_tree_get(t, psf, yajl_t_array), "SECCOMP_FILTER_FLAG_LOG"));
+  assert_true(list_has(yajl_tree_get(t, psf, yajl_t_array), "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"));
   assert_true(list_has(yajl_tree_get(t, pkf, yajl_t_array), "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"));
   const char *pidm[] = {"linux", "mountExtensions", "idmap", "enabled", NULL};
   assert_true(YAJL_IS_TRUE(yajl_tree_get(t, pidm, yajl_t_any)));
