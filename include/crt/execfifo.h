@@ -13,8 +13,6 @@
 #define CRT_EXECFIFO_H
 
 #define CRT_FIFO_NAME "exec.fifo"
-/* beside it: what the parked init's /proc/PID/exe was when create ended */
-#define CRT_FIFO_PARKED_NAME "exec.parked"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -60,7 +58,7 @@ int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err);
  * the init has not exec'd since create (a process in the container with
  * CAP_SYS_PTRACE can open the FIFO through /proc/1/fd and so start it
  * without `start`).  The container's status is "created" only then.
- * parked: crt_exec_fifo_parked_id's record, NULL: none in state.json (an
- * older crt's container: its exec.parked file, if any). */
+ * parked: crt_exec_fifo_parked_id's record, NULL: none (the init was gone
+ * or not ours to look at when create finished: the FIFO alone tells). */
 bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked);
 #endif

@@ -47,30 +47,17 @@ int crt_exec_fifo_parked_id(pid_t pid, char **out, crt_err **err) {
   return *out ? 0 : crt_error(err, ENOMEM, "parked init");
 }
 
-/* An older crt's record, the file exec.parked: "" when there is none. */
-static void parked_file(const char *dir, char *want, size_t len) {
-  char path[PATH_MAX];
-  int fd = crt_fmt(path, sizeof path, "%s/" CRT_FIFO_PARKED_NAME, dir) < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = fd < 0 ? -1 : read(fd, want, len - 1);
-  if (fd >= 0) close(fd);
-  want[n > 0 ? n : 0] = 0;
-  want[strcspn(want, "\n")] = 0;
-}
-
 /* -1: cannot tell (no record; /proc not readable), 1: pid still runs what
  * it ran when create finished, 0: it exec'd. */
-static int still_parked(const char *dir, pid_t pid, const char *parked) {
-  char want[64] = "", now[64];
-  if (!dir || pid <= 0) return -1;
-  if (parked && crt_fmt(want, sizeof want, "%s", parked) < 0) return -1; /* no record of ours */
-  if (!parked) parked_file(dir, want, sizeof want);
-  if (!*want || exe_id(pid, now, sizeof now) < 0) return -1;
+static int still_parked(pid_t pid, const char *parked) {
+  char now[64];
+  if (pid <= 0 || !parked || !*parked || exe_id(pid, now, sizeof now) < 0) return -1;
   now[strcspn(now, "\n")] = 0;
-  return strcmp(want, now) == 0;
+  return strcmp(parked, now) == 0;
 }
 
 bool crt_exec_fifo_waiting(const char *dir, pid_t pid, const char *parked) {
-  return crt_exec_fifo_exists(dir) && still_parked(dir, pid, parked) != 0;
+  return crt_exec_fifo_exists(dir) && still_parked(pid, parked) != 0;
 }
 
 /* The pipe behind the FIFO, one page, full: the init's write of
@@ -129,7 +116,7 @@ int crt_exec_fifo_release(const char *dir, int *fd, crt_err **err) {
  * init wrote just before its execve is never missed (it writes first). */
 static int look_at_init(const crt_state *s, int pidfd, short revents) {
   if (pidfd >= 0 ? (revents & POLLIN) != 0 : (kill(s->pid, 0) < 0 && errno == ESRCH)) return -1;
-  return still_parked(s->dir, s->pid, s->parked_exe) == 0 ? 1 : 0;
+  return still_parked(s->pid, s->parked_exe) == 0 ? 1 : 0;
 }
 
 static int init_error(int seen, crt_err **err) {
@@ -177,7 +164,7 @@ int crt_exec_fifo_await(int fd, const crt_state *s, int pidfd, bool *hook_failed
   if (len <= 1) {
     /* EOF means the write end closed at the init's execve, unless the byte
      * came from another writer that reached the FIFO */
-    if (still_parked(s->dir, s->pid, s->parked_exe) == 1)
+    if (still_parked(s->pid, s->parked_exe) == 1)
       return crt_error(err, 0, "exec fifo: written by something other than the container's init, which still waits");
     return 0;
   }
