@@ -15,13 +15,15 @@ set -eu
 # libraries serve ../shared/criu/criu: docs/checkpoint.md), qemu-system-x86/
 # cpio/jq (the cgroup v2 guest of tests/guest: Debian's kernel under qemu,
 # a busybox initramfs, jq for the guest's config edits), debootstrap/
-# e2fsprogs (the systemd guest's Debian image).
+# e2fsprogs (the systemd guest's Debian image), bindfs/fuse3 (a FUSE
+# filesystem as the source of the bind-mount flag tests, runc's
+# mounts_sshfs.bats without an ssh server).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
       runc crun containerd podman conmon catatonit clang libclang-rt-14-dev uidmap passwd strace
       libsystemd-dev dbus-daemon python3-dbus python3-gi docker.io buildah
       containernetworking-plugins python3-grpcio python3-grpc-tools criu
-      qemu-system-x86 cpio jq debootstrap e2fsprogs)
+      qemu-system-x86 cpio jq debootstrap e2fsprogs bindfs fuse3)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -35,7 +35,8 @@ bool crt_mount_ro_later(const crt_mount *m);
  * rootfs path (runc takes "ROOTFS/mnt" as "/mnt"; its own tests do so). */
 const char *crt_mount_dest(const char *rootfs, const crt_mount *m);
 
-/* MS_* flags of the mount under fd that a remount must keep. */
+/* The per-mount MS_* flags of the mount under fd (MS_STRICTATIME when it
+ * has neither noatime nor relatime): what a remount passes to keep them. */
 unsigned long crt_mount_kept_flags(int fd);
 
 #endif

@@ -32,6 +32,9 @@
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
 #endif
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000
+#endif
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
 #endif
@@ -81,29 +84,52 @@ static int mount_at(const mctx *c, const char *src, int dstfd, const char *type,
   return 0;
 }
 
-/* Statvfs flags that a remount has to keep (locked in a user namespace). */
+/* The atime flags: what the kernel keeps as the mount's atime (its
+ * MNT_ATIME_MASK), and with strictatime all the options that set one. */
+#define ATIME_MASK (MS_NOATIME | MS_NODIRATIME | MS_RELATIME)
+#define ATIME_FLAGS (ATIME_MASK | MS_STRICTATIME)
+/* What a user namespace locks on the mounts it inherits (MNT_LOCK_*): a
+ * remount may not drop these nor change the atime. */
+#define LOCKED_FLAGS (MS_RDONLY | MS_NODEV | MS_NOSUID | MS_NOEXEC | ATIME_FLAGS)
+
+/* The per-mount flags of the mount under fd, as MS_* flags: strictatime
+ * when it has none of noatime and relatime (it is no flag of its own), so
+ * that a remount given them keeps the atime. */
 unsigned long crt_mount_kept_flags(int fd) {
   struct statvfs sv;
   if (fstatvfs(fd, &sv) < 0) return 0;
+  static const struct {
+    unsigned long st, ms;
+  } map[] = {{ST_RDONLY, MS_RDONLY},     {ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
+             {ST_NOEXEC, MS_NOEXEC},     {ST_NOATIME, MS_NOATIME},       {ST_NODIRATIME, MS_NODIRATIME},
+             {ST_RELATIME, MS_RELATIME}, {ST_NOSYMFOLLOW, MS_NOSYMFOLLOW}};
   unsigned long f = 0;
-  if (sv.f_flag & ST_RDONLY) f |= MS_RDONLY;
-  if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
-  if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
-  if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
-  if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
-  if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
-  if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (sv.f_flag & map[i].st) f |= map[i].ms;
+  if (!(f & (MS_NOATIME | MS_RELATIME))) f |= MS_STRICTATIME;
   return f;
 }
 
-/* Per-mount flags of a bind need a remount; when the kernel refuses to drop
- * a locked flag, retry keeping the current ones the options did not clear. */
+/* A bind's flags need a remount, which sets exactly them (runc >= 1.2).
+ * When the kernel refuses (flags locked in a user namespace), retry with
+ * the source's locked flags added, as runc does, unless the options clear
+ * one the source has or ask for another atime than its own: then the
+ * kernel would refuse again or, worse, keep the old atime silently
+ * (relatime over noatime is ignored, strictatime hides the others), and
+ * the mount is not what the options say: an error. */
 static int remount_bind(const mctx *c, int fd, unsigned long flags, crt_err **err) {
   char p[32];
-  unsigned long f = MS_REMOUNT | MS_BIND | flags;
+  const unsigned long f = MS_REMOUNT | MS_BIND | flags;
   if (mount(NULL, crt_fd_path(p, fd), NULL, f, NULL) == 0) return 0;
-  if (errno == EPERM && mount(NULL, p, NULL, f | (crt_mount_kept_flags(fd) & ~c->o->clear), NULL) == 0) return 0;
-  return crt_error(err, errno, "remount %s on %s", c->src, c->m->destination);
+  int e = errno;
+  unsigned long cur = crt_mount_kept_flags(fd);
+  bool retry = e == EPERM && !(cur & c->o->clear & LOCKED_FLAGS) &&
+               (!(flags & ATIME_FLAGS) || (flags & ATIME_FLAGS) == (cur & ATIME_FLAGS));
+  if (retry && mount(NULL, p, NULL, f | (cur & LOCKED_FLAGS), NULL) == 0) return 0;
+  if (retry) e = errno;
+  return crt_error(err, e, "mounts[%zu]: error mounting \"%s\" to rootfs at \"%s\": remount with the options' flags%s",
+                   c->idx, c->src, c->m->destination,
+                   e == EPERM ? " (a user namespace keeps the source's ro, nodev, nosuid, noexec and atime)" : "");
 }
 
 /* Propagation and recursive attributes, on the mount now at the destination. */
@@ -301,10 +327,6 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
     if ((tree = idmapped_tree(c->cfg->spec, c->idx, c->m, sfd, c->src, err)) < 0) return -1;
   }
   if (tree >= 0) {
-    /* A tree the runtime made is not locked as the init's own binds are
-     * (a mount namespace copied into a user namespace locks its flags):
-     * keep what the kernel would keep, unless the options clear it. */
-    if (c->cfg->source_from_host) flags |= crt_mount_kept_flags(tree) & ~c->o->clear;
     if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
       return crt_error(err, errno, "mounts[%zu]: mount %s on %s", c->idx, c->src, c->m->destination);
   } else {
@@ -317,7 +339,10 @@ static int bind_from(const mctx *c, const char *source, bool recursive, unsigned
   flags &= ~(MS_REMOUNT | MS_MOVE);
   /* "bind" alone keeps the source's flags; any flag given, set or
    * cleared, makes the mount exactly what the options say (runc >= 1.2),
-   * less what the kernel keeps locked (remount_bind) */
+   * less what the kernel keeps locked (remount_bind).  A tree the runtime
+   * made is locked as the init's own binds are: it is cloned from the
+   * init's mount namespace, whose copies of the host's mounts a user
+   * namespace owns, and a clone keeps their locks. */
   if (!flags && !c->o->clear) return 0;
   cleanup_close int now = open_dest(c, 0, CRT_RESOLVE_NONE, err);
   if (now < 0) return -1;

@@ -119,10 +119,11 @@ test_mount_order_container_source() {
 # the config's flags keeps them (crt_mount_kept_flags) unless the options
 # clear one, which the kernel refuses then: a read-only or noatime source
 # stays so; "rw" over a read-only source fails.  Issue 43 bug 1: the
-# runtime's unlocked clones lost them.  Also for a source only the host's
-# root can reach (the runtime's clone keeps what the kernel would).
-# runc 1.1.5 keeps the flags too, but ignores an explicit "rw" (no remount)
-# where runc >= 1.2 fails: that check is crt's only.
+# runtime's clones, made before the init's mount namespace, were not
+# locked and lost them.  Also for a source only the host's root can reach:
+# the runtime clones it in the init's mount namespace, where the kernel
+# locked it.  runc 1.1.5 keeps the flags too, but gives a read-only mount
+# where "rw" was asked.
 test_userns_bind_keeps_locked_flags() {
   mkdir -p "$T/ro" "$T/na" "$T/closed/ro"
   echo data >"$T/ro/f"; echo data >"$T/closed/ro/f"
@@ -142,12 +143,18 @@ test_userns_bind_keeps_locked_flags() {
   run_rc crt run -b "$T/b" "$id"
   local rw_rc=$rc rw_out=$out
   crt delete -f "$id" 2>/dev/null
+  bundle_edit "$T/b" "c['mounts'][-3]['options']=['bind']; c['mounts'][-1]['options']=['bind','rw']"
+  run_rc crt run -b "$T/b" "$id"
+  local crw_rc=$rc crw_out=$out
+  crt delete -f "$id" 2>/dev/null
   umount "$T/ro" "$T/na" "$T/closed/ro"
   local l; mapfile -t l <<<"$got"
   [[ ${l[0]} == ro,*nosuid* ]] || fail "/ro from a read-only source: '${l[0]}' (all: $got)"
   [[ ${l[1]} == *nodev*noatime* ]] || fail "/na from a noatime source: '${l[1]}' (all: $got)"
   [[ ${l[2]} == ro,*nosuid* ]] || fail "/cro from a read-only source only root reaches: '${l[2]}' (all: $got)"
-  if is_crt; then assert_ne 0 "$rw_rc" "rw over a locked read-only source: $rw_out"; fi
+  old_runc "runc 1.1.5 retries the refused remount with ro added: a read-only mount where rw was asked" && return
+  assert_ne 0 "$rw_rc" "rw over a locked read-only source: $rw_out"
+  assert_ne 0 "$crw_rc" "rw over a read-only source only root reaches: $crw_out"
 }
 
 # Guards tmpfs_mode (src/linux/mounts.c): a tmpfs without mode= over an
@@ -170,36 +177,65 @@ test_tmpfs_takes_the_directory_mode() {
   if is_crt; then assert_eq "$(printf '%s\n' drwx------ drwxr-x---)" "$out" "an explicit mode wins"; fi
 }
 
-# bind_flags_case NS HOST OPTS WANT: a bind with options OPTS of a tmpfs
-# whose mount has the per-mount flags HOST (runc's sshfs tests fall back to
-# such a tmpfs), in a container with (NS=userns) or without a user
-# namespace.  WANT: "fail", or flags that must be there and "!flag"s that
-# must not, as /proc/self/mounts shows them.
-bind_flags_case() {
-  local ns=$1 host=$2 opts=$3 want=$4 dir=$T/src
-  mkdir -p "$dir"; mountpoint -q "$dir" && umount "$dir"
-  # the flags on the mount, not the superblock: bind mounts may clear them
-  mount -t tmpfs -o rw,suid,dev,exec,diratime,strictatime tmpfs "$dir" && mount --bind -o "remount,$host" "$dir" ||
+# ---- runc's mounts_sshfs.bats on a FUSE source (bindfs) ----
+# runc >= 1.2's bind-mount flag rules, checked on a read-only (nodev,
+# nosuid, noexec, atime, nosymfollow) FUSE mount bound into a container with
+# and without a user namespace.  runc runs them on sshfs; bindfs is a
+# FUSE filesystem needing no ssh server.  The flags are set on the host's
+# mount (mount --bind -o remount), not on the superblock, so that a bind
+# may clear them.  Each case prints the container's /mnt as
+# /proc/self/mounts shows it.
+
+# fuse_setup: $T/fuse, a bindfs mount of $T/fuse-data (dev,suid: FUSE's
+# default for root is nodev,nosuid, which would sit on the superblock),
+# and two bundles binding it on /mnt: $T/plain and $T/userns.
+fuse_setup() {
+  command -v bindfs >/dev/null || fail "no bindfs (bash contrib/install-deps.sh installs it)"
+  mkdir -p "$T/fuse-data" "$T/fuse"
+  bindfs -o dev,suid "$T/fuse-data" "$T/fuse" || fail "bindfs on $T/fuse"
+  trap fuse_teardown EXIT
+  assert_eq fuse "$(findmnt -no FSTYPE "$T/fuse")" "the source's filesystem"
+  local prog='$2 == "/mnt" { print $3, $4 }'
+  make_bundle "$T/plain" awk "$prog" /proc/self/mounts
+  userns_bundle "$T/userns" awk "$prog" /proc/self/mounts
+  local b
+  for b in plain userns; do
+    bundle_edit "$T/$b" "c['mounts'].append({'source':'$T/fuse','destination':'/mnt','type':'bind','options':[]})"
+  done
+}
+
+# The bindfs daemon exits after the unmount, not at once: waited for, so
+# that run.sh's leak check (processes naming $CRT_TEST_WORK) does not
+# count it.
+fuse_teardown() {
+  fusermount -u "$T/fuse" 2>/dev/null || umount -l "$T/fuse"
+  wait_eval '! pgrep -f "$T/fuse-data"'
+}
+
+# fuse_run NS HOST OPTS: the host's mount gets the per-mount flags HOST
+# (its atime reset first: a remount without an atime flag keeps the old
+# one), then bundle NS (plain, userns) runs with the bind's options OPTS.
+# Sets rc, out and what.
+fuse_run() {
+  local ns=$1 host=$2 opts=$3
+  what="$ns: bind with $opts of a FUSE mount with $host"
+  mount --bind -o remount,diratime,strictatime "$T/fuse" && mount --bind -o "remount,$host" "$T/fuse" ||
     fail "host flags $host"
-  if [ ! -d "$T/bf-$ns" ]; then
-    if [ "$ns" = userns ]; then userns_bundle "$T/bf-$ns" awk '$2 == "/mnt" { print $4 }' /proc/self/mounts
-    else make_bundle "$T/bf-$ns" awk '$2 == "/mnt" { print $4 }' /proc/self/mounts; fi
-    bundle_edit "$T/bf-$ns" "c['mounts'].append({'source':'$dir','destination':'/mnt','type':'bind','options':[]})"
-  fi
-  local cfg=$T/bf-$ns/config.json
-  python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["mounts"][-1]["options"]=sys.argv[2].split(","); json.dump(c,open(p,"w"))' "$cfg" "$opts"
+  python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["mounts"][-1]["options"]=sys.argv[2].split(","); json.dump(c,open(p,"w"))' \
+    "$T/$ns/config.json" "$opts"
   local id; id=$(new_id)
-  run_rc crt run -b "$T/bf-$ns" "$id"
+  run_rc crt run -b "$T/$ns" "$id"
   crt delete -f "$id" >/dev/null 2>&1
-  local what="$ns: bind of a $host mount with $opts"
-  if [ "$want" = fail ]; then
-    assert_ne 0 "$rc" "$what must fail: $out"
-    if is_crt; then assert_contains "${out,,}" "operation not permitted" "$what"; fi
-    return
-  fi
+}
+
+# fuse_pass NS HOST OPTS WANT...: the run succeeds and the container's /mnt
+# is the FUSE mount with every flag of WANT, and none of WANT's "!flag"s.
+fuse_pass() {
+  fuse_run "$1" "$2" "$3"; shift 3
   assert_eq 0 "$rc" "$what: $out"
-  local w flags=",$out,"
-  for w in $want; do
+  local w fs=${out%% *} flags=",${out#* },"
+  assert_eq fuse "$fs" "$what: the filesystem on /mnt"
+  for w in "$@"; do
     case $w in
       !*) [[ $flags != *",${w#!},"* ]] || fail "$what: ${w#!} set: $out" ;;
       *) [[ $flags == *",$w,"* ]] || fail "$what: $w not set: $out" ;;
@@ -207,38 +243,135 @@ bind_flags_case() {
   done
 }
 
-# Guards bind_from and remount_bind (src/linux/mounts.c): runc >= 1.2's
-# bind-mount flag rules (its mounts_sshfs.bats, on the tmpfs it falls back
-# to): "bind" alone keeps every flag of the source; any other flag option
-# makes the mount what the options say, except that an atime flag is only
-# changed by setting another one, and in a user namespace the kernel's
-# locked flags (ro, nodev, nosuid, noexec, atime; not nosymfollow) are kept
-# unless the options clear one, which fails.  runc 1.1.5 keeps the source's
-# flags after a clearing-only option list (no remount): crt only.
-test_bind_mount_flag_rules() {
-  is_crt || return 0
-  trap 'umount "$T/src" 2>/dev/null' EXIT
+# old_runc WHY: true, saying why, when the differential run drives a runc
+# older than 1.2 (Debian's 1.1.5), whose answer to the case is its pre-1.2
+# one: the caller skips the case.
+old_runc() { runc_before_1_2 || return 1; echo "skipped for runc < 1.2: $*"; }
+NO_CLEAR_REMOUNT="runc 1.1.5 does not remount for options that only clear flags: the source's flags stay"
+RO_ONLY_RETRY="runc 1.1.5 retries a refused remount adding the source's ro only, not its nodev, nosuid, noexec: it fails"
+
+# fuse_fail NS HOST OPTS: the kernel refuses the flags (locked in a user
+# namespace) and the run fails saying so, as runc >= 1.2 says it.
+fuse_fail() {
+  fuse_run "$@"
+  assert_ne 0 "$rc" "$what must fail: $out"
+  assert_contains "$out" "error mounting \"$T/fuse\" to rootfs at \"/mnt\"" "$what"
+  assert_contains "${out,,}" "operation not permitted" "$what"
+}
+
+# Guards bind_from (src/linux/mounts.c): "bind" alone keeps every flag of
+# the source (mount(8)'s --bind), with or without a user namespace.
+test_fuse_bind_no_options() {
+  fuse_setup
   local ns
   for ns in plain userns; do
-    bind_flags_case $ns ro,noexec,nosymfollow,nodiratime bind "ro noexec nosymfollow nodiratime !rw"
-    bind_flags_case $ns rw,nodev,nosymfollow bind,rw "rw !nosymfollow"
+    fuse_pass $ns ro,noexec,nosymfollow,nodiratime bind ro !rw noexec nodiratime nosymfollow
   done
-  bind_flags_case plain ro,noexec,nosymfollow,nodiratime bind,dev "rw nodiratime !ro !noexec !nosymfollow"
-  bind_flags_case userns ro,noexec,nosymfollow,nodiratime bind,dev "ro noexec nodiratime !rw !nosymfollow"
-  bind_flags_case plain ro bind,nosuid,nodev,rprivate "rw nosuid nodev !ro"
-  bind_flags_case userns ro bind,nosuid,nodev,rprivate "ro nosuid nodev"
-  bind_flags_case plain ro bind,rw,nosuid,nodev,rprivate "rw nosuid nodev !ro"
-  bind_flags_case userns ro bind,rw,nosuid,nodev,rprivate fail
-  bind_flags_case plain nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime "rw noatime !nosuid !nodev !noexec"
-  bind_flags_case userns nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime fail
-  bind_flags_case plain rw,nodev,nosuid,noexec,noatime bind,ro "ro !nosuid !nodev !noexec"
-  bind_flags_case userns rw,nodev,nosuid,noexec,noatime bind,ro "ro nosuid nodev noexec"
-  bind_flags_case plain rw,nodev,nosymfollow bind,ro,symfollow "ro !nodev !nosymfollow"
-  bind_flags_case userns rw,nodev,nosymfollow bind,ro,symfollow "ro nodev !nosymfollow"
-  bind_flags_case plain nodev,nosuid,noatime bind,ro,exec "ro noatime !noexec !nosuid !nodev"
-  bind_flags_case userns nodev,nosuid,noatime bind,ro,exec "ro nosuid nodev noatime !noexec"
-  bind_flags_case plain noatime bind,relatime "relatime !noatime"
-  bind_flags_case userns noatime bind,strictatime fail
+}
+
+# Guards bind_from and remount_bind (src/linux/mounts.c): a clearing
+# option alone ("dev") makes the mount what the options say: the source's
+# other flags go, its atime stays (a remount keeps it unless one is
+# given).  In a user namespace the locked flags stay; nosymfollow is not
+# locked and goes.
+test_fuse_bind_clearing_flag() {
+  fuse_setup
+  old_runc "$NO_CLEAR_REMOUNT" && return
+  fuse_pass plain ro,noexec,nosymfollow,nodiratime bind,dev rw !ro !noexec !nosymfollow nodiratime
+  fuse_pass userns ro,noexec,nosymfollow,nodiratime bind,dev ro !rw noexec nodiratime !nosymfollow
+}
+
+# Guards remount_bind: flags given without "rw" over a read-only source:
+# rw without a user namespace, read-only (locked) in one.
+test_fuse_bind_implied_rw() {
+  fuse_setup
+  fuse_pass plain ro bind,nosuid,nodev,rprivate rw !ro nosuid nodev
+  fuse_pass userns ro bind,nosuid,nodev,rprivate ro nosuid nodev
+}
+
+# Guards remount_bind's refusal: an explicit "rw" over a read-only source
+# is rw without a user namespace and fails in one (the kernel keeps the
+# locked read-only flag and runc >= 1.2 does not give a read-only mount
+# where rw was asked).
+test_fuse_bind_explicit_rw() {
+  fuse_setup
+  fuse_pass plain ro bind,rw,nosuid,nodev,rprivate rw !ro nosuid nodev
+  old_runc "runc 1.1.5 retries the refused remount with ro added and succeeds: a read-only mount" ||
+    fuse_fail userns ro bind,rw,nosuid,nodev,rprivate
+}
+
+# Guards remount_bind: "dev,suid,exec,atime" clears the source's nodev,
+# nosuid, noexec without a user namespace ("atime" alone does not change
+# an atime: mount(8)'s rule too); in a user namespace clearing a locked
+# flag fails.
+test_fuse_bind_clearing_locked_flags() {
+  fuse_setup
+  old_runc "$NO_CLEAR_REMOUNT" && return
+  fuse_pass plain nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime rw !ro !nosuid !nodev !noexec noatime
+  fuse_fail userns nosuid,nodev,noexec,noatime bind,dev,suid,exec,atime
+}
+
+# Guards remount_bind: "bind,ro" of a nodev,nosuid,noexec source (what
+# containerd does with /etc/resolv.conf, containerd#8309): read-only and
+# nothing else without a user namespace; the locked flags stay in one.
+test_fuse_bind_ro_of_nodev_nosuid_noexec() {
+  fuse_setup
+  fuse_pass plain rw,nodev,nosuid,noexec,noatime bind,ro ro !nosuid !nodev !noexec
+  old_runc "$RO_ONLY_RETRY" || fuse_pass userns rw,nodev,nosuid,noexec,noatime bind,ro ro nosuid nodev noexec
+}
+
+# Guards remount_bind: nosymfollow is not a locked flag: "symfollow", or
+# any remount that does not name it, clears it in a user namespace too.
+test_fuse_bind_ro_symfollow() {
+  fuse_setup
+  fuse_pass plain rw,nodev,nosymfollow bind,ro,symfollow ro !rw !nodev !nosymfollow
+  old_runc "$RO_ONLY_RETRY" || fuse_pass userns rw,nodev,nosymfollow bind,ro,symfollow ro nodev !nosymfollow
+  old_runc "$NO_CLEAR_REMOUNT" || fuse_pass userns rw,nodev,nosymfollow bind,rw rw nodev !nosymfollow
+}
+
+# Guards remount_bind: "ro,exec" over a nodev,nosuid,noatime source.
+test_fuse_bind_ro_exec_of_nosuid_noatime() {
+  fuse_setup
+  fuse_pass plain nodev,nosuid,noatime bind,ro,exec ro !noexec !nosuid !nodev noatime
+  old_runc "$RO_ONLY_RETRY" || fuse_pass userns nodev,nosuid,noatime bind,ro,exec ro !noexec nosuid nodev noatime
+}
+
+# Guards remount_bind's atime rules: without a user namespace an atime
+# option sets that atime (clearing ones do nothing, as with mount(8)); in
+# a user namespace the atime is locked: a request for another one fails,
+# also where the kernel would silently give the old one (relatime over
+# noatime is ignored; strictatime hides the others).
+test_fuse_bind_atime_semantics() {
+  fuse_setup
+  local strict='!noatime !relatime !nodiratime'
+  fuse_pass plain noatime bind noatime !relatime
+  fuse_pass plain noatime bind,norelatime noatime !relatime
+  fuse_pass plain noatime bind,atime noatime !relatime
+  fuse_pass plain noatime bind,relatime !noatime relatime
+  fuse_pass plain noatime bind,nodiratime !noatime nodiratime relatime
+  fuse_pass plain nodiratime bind,strictatime $strict
+  fuse_pass plain noatime bind,nodiratime,strictatime !noatime nodiratime !relatime
+  fuse_pass plain noatime bind,nodiratime,norelatime !noatime nodiratime relatime
+
+  fuse_pass userns strictatime bind $strict
+  fuse_pass userns relatime bind relatime
+  fuse_pass userns nodiratime bind nodiratime relatime
+  fuse_pass userns noatime,nodiratime bind noatime nodiratime
+  fuse_pass userns noatime,nodiratime bind,norelatime noatime nodiratime
+  local host opt
+  for host in nodiratime relatime noatime; do fuse_fail userns $host bind,strictatime; done
+  for host in nodiratime relatime; do fuse_fail userns $host bind,noatime; done
+  fuse_fail userns relatime bind,nodiratime
+  for opt in relatime noatime nodiratime; do fuse_fail userns strictatime bind,$opt; done
+  fuse_fail userns noatime bind,relatime
+  # clearing an atime option the source has keeps it (runc: to be refused
+  # some day)
+  fuse_pass userns strictatime bind,nostrictatime $strict
+  fuse_pass userns nodiratime bind,diratime nodiratime
+  fuse_pass userns nodiratime bind,norelatime nodiratime
+  fuse_pass userns relatime bind,norelatime relatime
+  fuse_pass userns noatime bind,atime noatime
+  fuse_pass userns noatime,nodiratime bind,atime noatime nodiratime
 }
 
 # Guards mask_dir and listed_before (src/linux/rootfs.c): current runc's
