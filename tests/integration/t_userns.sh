@@ -40,6 +40,7 @@ test_userns_sysfs_falls_back_to_host_bind() {
   bundle_edit "$T/b" "[n.update(path='/var/run/netns/$ns') for n in c['linux']['namespaces'] if n['type']=='network']"
   run_rc "$CRT_BIN" --root "$CRT_ROOT" --debug --log "$T/log" run -b "$T/b" "$id"
   ip netns del "$ns"
+  if ! is_crt; then assert_contains "$out" "operation not permitted" "runc 1.1.5 fails the sysfs mount"; return 0; fi
   assert_eq 0 "$rc" "$out"
   assert_contains "$out" "readable"
   local line; line=$(echo "$out" | head -1)
@@ -119,6 +120,7 @@ c['mounts']=[({'source':'/sys','destination':m['destination'],'type':'bind','opt
 # namespace: the runtime makes the idmapped tree (it must be privileged over
 # the source's superblock), the init attaches it.
 test_idmapped_bind_mount() {
+  if runc_before_1_2; then echo "runc 1.1.5 has no idmapped mounts"; return 0; fi
   local id; id=$(new_id)
   mkdir -p "$T/data"
   touch "$T/data/rootfile" "$T/data/userfile"
@@ -200,7 +202,8 @@ test_rootless_lifecycle() {
   rl_bundle "$b" sleep 100
   assert_eq "0 $RL_UID 1" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["linux"]["uidMappings"][0]; print(m["containerID"], m["hostID"], m["size"])' "$b/config.json")" "spec --rootless maps the user"
   as_user "$C" create -b "$b" rl1 || fail "create"
-  [ -f "$T/home/run/crt/rl1/state.json" ] || fail "state not under \$XDG_RUNTIME_DIR/crt"
+  local name=crt; is_crt || name=runc # each runtime's own directory
+  [ -f "$T/home/run/$name/rl1/state.json" ] || fail "state not under \$XDG_RUNTIME_DIR/$name"
   assert_eq created "$(as_user "$C" state rl1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')"
   assert_contains "$(as_user "$C" list)" "rl1"
   as_user "$C" start rl1 || fail "start"
@@ -211,8 +214,13 @@ test_rootless_lifecycle() {
   assert_eq 0 "$out" "root inside"
   as_user "$C" exec -d rl1 sleep 60 || fail "exec -d"
   run_rc as_user "$C" ps --format json rl1
-  assert_eq 0 "$rc" "$out"
-  [ "$(echo "$out" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "ps: $out"
+  if ! is_crt; then
+    # runc lists a cgroup's pids, and a rootless container on v1 has none
+    assert_contains "$out" "unable to get all container pids" "runc 1.1.5's ps without a cgroup"
+  else
+    assert_eq 0 "$rc" "$out"
+    [ "$(echo "$out" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ] || fail "ps: $out"
+  fi
   run_rc as_user "$C" exec rl1 nosuch
   assert_eq 255 "$rc"
   assert_contains "$out" "executable file not found"
@@ -220,7 +228,7 @@ test_rootless_lifecycle() {
   wait_eval '[ "$(as_user "$C" state rl1 | python3 -c "import json,sys; print(json.load(sys.stdin)[\"status\"])")" = stopped ]' \
     || fail "not stopped after kill"
   as_user "$C" delete rl1 || fail "delete"
-  [ ! -e "$T/home/run/crt/rl1" ] || fail "state dir left"
+  [ ! -e "$T/home/run/$name/rl1" ] || fail "state dir left"
   # run, exit status
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['args']=['sh','-c','exit 3']; json.dump(c, open(p,'w'))"
   run_rc as_user "$C" run -b "$b" rl2
@@ -238,6 +246,10 @@ test_rootless_subid_ranges() {
   local maps="[{'containerID':0,'hostID':$RL_UID,'size':1},{'containerID':1,'hostID':300000,'size':65536}]"
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['uidMappings']=c['linux']['gidMappings']=$maps; c['process']['user']={'uid':1,'gid':1,'additionalGids':[5]}; json.dump(c, open(p,'w'))"
   run_rc as_user "$C" run -b "$b" r1
+  if ! is_crt; then
+    assert_contains "$out" "cannot set any additional groups in a rootless container" "runc 1.1.5 refuses additionalGids when rootless"
+    return 0
+  fi
   assert_eq 0 "$rc" "$out"
   assert_contains "$out" "1     300000      65536"
   assert_contains "$out" "allow"
@@ -277,7 +289,9 @@ _rootless_delegated() {
   as_user "$C" resume d1 || fail "resume"
   as_user "$C" delete -f d1 || fail "delete"
   [ ! -d /sys/fs/cgroup/rl-deleg/c1 ] || fail "cgroup left"
-  # not delegated: no cgroup, still runs
+  # not delegated: no cgroup, still runs (crt's rule, docs/userns.md;
+  # runc 1.1.5 fails: mkdir /sys/fs/cgroup/not-ours: permission denied)
+  is_crt || return 0
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['cgroupsPath']='/not-ours'; json.dump(c, open(p,'w'))"
   as_user "$C" run -d -b "$b" d2 || fail "run without a writable cgroup"
   run_rc as_user "$C" ps --format json d2
