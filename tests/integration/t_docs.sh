@@ -213,7 +213,7 @@ test_architecture_names_every_source_file() {
 }
 
 # Layers only call down: no two .c files call each other, directly or
-# through others (docs/architecture.md, src/linux/cgroup_internal.h).  Read
+# through others (docs/architecture.md, src/cgroup/cgroup_internal.h).  Read
 # from the object files of the build the suite runs.
 test_no_call_cycles() {
   local out

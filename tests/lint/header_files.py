@@ -25,8 +25,8 @@ MODULES = {
     # are one concern split by stage (src/spec/internal.h is the inside).
     "spec": ["src/spec/*.c"],
     # The cgroup manager: one dispatcher over the drivers and their shared
-    # helpers (src/linux/cgroup_internal.h is the inside).
-    "cgroup": ["src/linux/cgroup*.c"],
+    # helpers (src/cgroup/cgroup_internal.h is the inside).
+    "cgroup": ["src/cgroup/*.c"],
     # The CLI: one file per command and the shared option handling.
     "cli": ["src/cli/*.c"],
 }

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/linux/cgroup_internal.h"
+#include "../../src/cgroup/cgroup_internal.h"
 #include "crt/cgroup.h"
 #include "crt/fs.h"
 

@@ -1,4 +1,4 @@
-/* Private to src/linux/cgroup*.c: the driver table and the helpers shared
+/* Private to src/cgroup/cgroup*.c: the driver table and the helpers shared
  * by the v1, v2, systemd and eBPF code.
  *
  * The files form layers, each calling only the ones below it (the
