@@ -21,7 +21,7 @@
 #include "crt/procinfo.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
 
 /* The mode decides nothing but this choice: every operation goes through
  * the driver chosen here. */

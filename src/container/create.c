@@ -42,7 +42,7 @@
 #include "crt/rootless.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
 #include "init.h"
 
 /* More would be a caller's mistake; bounded so that preserve + listen

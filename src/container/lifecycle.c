@@ -27,7 +27,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/ops.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it: checked
  * after the pidfd is held, so the pidfd is the process that passed. */
