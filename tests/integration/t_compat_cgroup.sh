@@ -185,7 +185,7 @@ cg_line() {
   awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup"
 }
 
-# Guards crt_cgroup_sub_for and crt_cgroup_sub_check (src/cgroup/cgroup.c):
+# Guards cg_sub_for and crt_cgroup_sub_check (src/cgroup/cgroup.c):
 # exec --cgroup in runc's per-controller form, given once per hierarchy;
 # the hierarchies not named keep the container's cgroup.
 test_exec_cgroup_controller_form() {
