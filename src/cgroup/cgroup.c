@@ -38,19 +38,10 @@ static const cg_driver *driver_for(enum crt_cgroup_mode mode) {
   }
 }
 
-/* path NULL: "" (none) */
-static int set_path(crt_cgroup *cg, const char *path, crt_err **err) {
-  char *p = strdup(path ? path : "");
-  if (!p) return crt_error(err, ENOMEM, "cgroup");
-  free(cg->path);
-  cg->path = p;
-  return 0;
-}
-
 int crt_cgroup_open(const crt_cgroup_root *root, const char *path, bool systemd, crt_cgroup **out, crt_err **err) {
   crt_cgroup *cg = calloc(1, sizeof *cg);
   *out = NULL;
-  if (!cg || !(cg->root_dir = strdup(root->dir)) || set_path(cg, path, err) < 0) {
+  if (!cg || !(cg->root_dir = strdup(root->dir)) || !(cg->path = strdup(path ? path : ""))) {
     crt_cgroup_close(cg);
     return crt_error(err, ENOMEM, "cgroup");
   }
@@ -102,13 +93,16 @@ int crt_cgroup_check_existing(const crt_cgroup *cg, crt_err **err) {
   return 0;
 }
 
-/* The handle takes the path too; *out is the caller's copy (state.json's). */
+/* path (malloc'd, NULL: out of memory) becomes the handle's path, and
+ * itself *out: the caller's copy (state.json's). */
 static int give_path(crt_cgroup *cg, char *path, char **out, crt_err **err) {
-  if (!path) return crt_error(err, ENOMEM, "cgroup");
-  if (set_path(cg, path, err) < 0) {
+  char *own = path ? strdup(path) : NULL;
+  if (!own) {
     free(path);
-    return -1;
+    return crt_error(err, ENOMEM, "cgroup");
   }
+  free(cg->path);
+  cg->path = own;
   *out = path;
   return 0;
 }

@@ -23,36 +23,43 @@ static bool is_cgroup2(const char *p) {
  * crt process's root from CRT_CGROUP_ROOT and CRT_CGROUP_MODE ("v1",
  * "hybrid", "v2"): a tree of plain directories, foreign.  A release crt
  * never takes its cgroup root from the environment of whoever runs it. */
-static bool env_root(crt_cgroup_root *r) {
 #ifdef CRT_TEST_POINTS
+static crt_cgroup_root env;
+
+static void find_env(void) {
   const char *dir = getenv("CRT_CGROUP_ROOT"), *m = getenv("CRT_CGROUP_MODE");
-  if (!dir || !*dir) return false;
-  r->dir = dir;
-  r->mode = m && strcmp(m, "v2") == 0 ? CRT_CGROUP_MODE_V2
-            : m && strcmp(m, "hybrid") == 0 ? CRT_CGROUP_MODE_HYBRID
-                                            : CRT_CGROUP_MODE_V1;
-  r->foreign = true;
-  return true;
-#else
-  (void)r;
-  return false;
+  if (!dir || !*dir) return;
+  env.dir = dir;
+  env.mode = m && strcmp(m, "v2") == 0 ? CRT_CGROUP_MODE_V2
+             : m && strcmp(m, "hybrid") == 0 ? CRT_CGROUP_MODE_HYBRID
+                                             : CRT_CGROUP_MODE_V1;
+  env.foreign = true;
+}
 #endif
-}
 
-static crt_cgroup_root host;
-
-/* The host's layout does not change under one crt process, and the
- * containers' mount namespaces are entered only by children. */
-static void find_host(void) {
-  if (env_root(&host)) return;
-  host.dir = "/sys/fs/cgroup";
-  if (is_cgroup2("/sys/fs/cgroup")) host.mode = CRT_CGROUP_MODE_V2;
-  else if (is_cgroup2("/sys/fs/cgroup/unified")) host.mode = CRT_CGROUP_MODE_HYBRID;
-  else host.mode = CRT_CGROUP_MODE_V1;
-}
+static const crt_cgroup_root hosts[] = {
+    [CRT_CGROUP_MODE_V1] = {"/sys/fs/cgroup", CRT_CGROUP_MODE_V1, false},
+    [CRT_CGROUP_MODE_HYBRID] = {"/sys/fs/cgroup", CRT_CGROUP_MODE_HYBRID, false},
+    [CRT_CGROUP_MODE_V2] = {"/sys/fs/cgroup", CRT_CGROUP_MODE_V2, false},
+};
 
 const crt_cgroup_root *crt_cgroup_host(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT; /* `list` probes on several threads */
-  pthread_once(&once, find_host);
-  return &host;
+#ifdef CRT_TEST_POINTS
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, find_env);
+  if (env.dir) return &env;
+#endif
+  /* The host's layout does not change under one crt process, and the
+   * containers' mount namespaces are entered only by children.  An atomic
+   * mode, not a pthread_once (whose wake is one more system call): `list`
+   * probes on several threads. */
+  static int cached = -1;
+  int mode = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (mode < 0) {
+    if (is_cgroup2("/sys/fs/cgroup")) mode = CRT_CGROUP_MODE_V2;
+    else if (is_cgroup2("/sys/fs/cgroup/unified")) mode = CRT_CGROUP_MODE_HYBRID;
+    else mode = CRT_CGROUP_MODE_V1;
+    __atomic_store_n(&cached, mode, __ATOMIC_RELAXED);
+  }
+  return &hosts[mode];
 }
