@@ -73,25 +73,32 @@ static char **strv_dup(char *const *v) {
   return out;
 }
 
+/* Whether the cache (its directory and foreignness) holds root's. */
+static bool cached_for(char **cached, const char *dir, bool foreign, const crt_cgroup_root *root) {
+  return cached && foreign == root->foreign && strcmp(dir, root->dir) == 0;
+}
+
 /* The mounts do not change under one crt process (statfs on every
  * hierarchy for each call would be one syscall per controller per call);
  * the cache follows the root (unit tests make several). */
 char **cg_v1_hierarchies(const crt_cgroup_root *root) {
   static char **cached;
   static char cached_root[PATH_MAX];
+  static bool cached_foreign; /* the same directory, foreign, has other hierarchies */
   /* `list` probes its containers on several threads */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
-  if (!cached || strcmp(cached_root, root->dir) != 0) {
+  if (!cached_for(cached, cached_root, cached_foreign, root)) {
     char **v = detect_hierarchies(root);
     if (v) {
       cg_strv_free(cached);
       cached = v;
+      cached_foreign = root->foreign;
       /* a root too long to remember is never matched: no cache */
       if (crt_fmt(cached_root, sizeof cached_root, "%s", root->dir) < 0) *cached_root = 0;
     }
   }
-  char **out = cached && !strcmp(cached_root, root->dir) ? strv_dup(cached) : NULL;
+  char **out = cached_for(cached, cached_root, cached_foreign, root) ? strv_dup(cached) : NULL;
   pthread_mutex_unlock(&lock);
   return out;
 }

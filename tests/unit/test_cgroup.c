@@ -305,6 +305,39 @@ static void test_rootless_skip(void **state) {
   if (geteuid() == 0) assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* What the root says, not a test switch, decides the questions a foreign
+ * tree cannot answer the kernel's way: who is in a cgroup (its
+ * cgroup.procs files, not /proc/PID/cgroup), where a relative path starts
+ * (its top, not the caller's cgroup), and which directories are v1
+ * hierarchies (any, not only cgroup mounts). */
+static void test_foreign_root(void **state) {
+  char *d = v2_tree("/fr");
+  touch(d, "cgroup.procs", "424242\n");
+  assert_int_equal(crt_cgroup_has_pid(cg("/fr"), 424242), 1);
+  crt_linux l = {.cgroups_path = "rel/c"};
+  crt_spec spec = {.linux_ = &l};
+  crt_cgroup_config cfg = {.id = "c", .spec = &spec};
+  char *path = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_resolve_path(cg(NULL), &cfg, &path, &e), 0);
+  assert_string_equal(path, "/rel/c");
+  free(path);
+  /* the same tree as the kernel's: /proc/424242/cgroup (no such process)
+   * decides, the listing is not read */
+  root.foreign = false;
+  assert_int_equal(crt_cgroup_has_pid(cg("/fr"), 424242), -1);
+  use_root(CRT_CGROUP_MODE_V1);
+  free(mkdirs("/memory"));
+  char **h = cg_v1_hierarchies(&root);
+  assert_non_null(h[0]); /* a plain directory is a hierarchy of a foreign tree */
+  cg_strv_free(h);
+  root.foreign = false;
+  h = cg_v1_hierarchies(&root);
+  assert_null(h[0]); /* of the kernel's, only a cgroup mount */
+  cg_strv_free(h);
+  free(d);
+}
+
 static void test_v2_freeze_pids_stats(void **state) {
   char *d = v2_tree("/f");
   char *sub = mkdirs("/f/sub");
@@ -1022,6 +1055,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v2_errors, setup, teardown),
       cmocka_unit_test(test_formulas),
       cmocka_unit_test_setup_teardown(test_v2_enter, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_foreign_root, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_enter_undo, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rootless_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_freeze_pids_stats, setup, teardown),
