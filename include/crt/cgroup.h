@@ -1,8 +1,11 @@
-/* cgroups, v1 (and hybrid) and v2 behind one interface.
+/* cgroups, v1 (and hybrid) and v2 behind one handle (src/cgroup/).
  *
- * A container's cgroup is named by one path relative to each hierarchy's
- * root (e.g. "/crt/c1" or the spec's linux.cgroupsPath); that string is what
- * state.json stores and what every later command passes back in. */
+ * A container's cgroup is one crt_cgroup: opened once from a root (the
+ * host's, crt_cgroup_host(); a unit test's own tree) and the container's
+ * path relative to each hierarchy's root (e.g. "/crt/c1" or the spec's
+ * linux.cgroupsPath), the string state.json stores and every later command
+ * passes back in.  The v1, hybrid, v2 and systemd drivers are behind it;
+ * nothing outside src/cgroup asks which one. */
 #ifndef CRT_CGROUP_H
 #define CRT_CGROUP_H
 
@@ -14,62 +17,90 @@
 
 enum crt_cgroup_mode { CRT_CGROUP_MODE_V1, CRT_CGROUP_MODE_HYBRID, CRT_CGROUP_MODE_V2 };
 
-/* What /sys/fs/cgroup is on this host.  Only the driver choice inside the
- * cgroup code depends on it; callers ask the functions below instead. */
-enum crt_cgroup_mode crt_cgroup_mode(void);
+/* Where a crt process's cgroups are. */
+typedef struct {
+  const char *dir;           /* the cgroup filesystem's root: "/sys/fs/cgroup" */
+  enum crt_cgroup_mode mode; /* its layout; decides the driver */
+  bool foreign;              /* not the kernel's tree as this process sees it (a test's directory): its
+                              * hierarchies are plain directories (no mount check), a relative path starts
+                              * at its top (not at the caller's cgroup), and /proc/PID/cgroup does not
+                              * describe it (who is in a cgroup: its cgroup.procs files) */
+} crt_cgroup_root;
+
+/* The host's root: /sys/fs/cgroup with the layout found there, detected
+ * once per process.  In the test build only (-DCRT_TEST_POINTS,
+ * build/crt-testpoints), CRT_CGROUP_ROOT and CRT_CGROUP_MODE ("v1",
+ * "hybrid", "v2") name a foreign one instead. */
+const crt_cgroup_root *crt_cgroup_host(void);
+
+/* One container's cgroup. */
+typedef struct crt_cgroup crt_cgroup;
+
+/* Opens the handle of the cgroup at path under root (root is copied).
+ * path NULL or "": none yet (crt_cgroup_resolve names it) or none at all
+ * (rootless without a cgroup); every operation then does nothing, as on a
+ * NULL handle.  systemd: --systemd-cgroup (a transient unit holds it). */
+int crt_cgroup_open(const crt_cgroup_root *root, const char *path, bool systemd, crt_cgroup **out, crt_err **err);
+void crt_cgroup_close(crt_cgroup *cg);
+/* Its path ("" for none); the handle's own string. */
+const char *crt_cgroup_path(const crt_cgroup *cg);
+/* Its root's layout. */
+enum crt_cgroup_mode crt_cgroup_mode(const crt_cgroup *cg);
+
+/* ---- create: the cgroup made for a new init ---- */
 
 typedef struct {
   const char *id;
   const crt_spec *spec;   /* linux.cgroupsPath and linux.resources */
-  bool systemd;           /* --systemd-cgroup */
   bool rootless;          /* missing permission is not an error, only skipped */
   bool v1_late;           /* v1, hybrid: crt_cgroup_prepare makes only what the clone needs (hybrid's
                            * unified directory); the v1 hierarchies come after it, crt_cgroup_prepare_v1 */
 } crt_cgroup_config;
 
+/* Names the cgroup: the handle's path for cfg, computed without creating
+ * anything (saved in state.json first, so that a crash mid-create leaves
+ * no cgroup that delete --force cannot find), and runc's checks of a
+ * cgroup that exists there already (a frozen one is refused, a non-empty
+ * one too).  *out: a copy of the path (malloc'd).  _resolve_path is the
+ * first half alone; crt_cgroup_check_existing the second, which create
+ * makes after the clone where nothing is made before it (pure v1, the
+ * cgroup made after the clone). */
+int crt_cgroup_resolve(crt_cgroup *cg, const crt_cgroup_config *cfg, char **out, crt_err **err);
+int crt_cgroup_resolve_path(crt_cgroup *cg, const crt_cgroup_config *cfg, char **out, crt_err **err);
+int crt_cgroup_check_existing(const crt_cgroup *cg, crt_err **err);
+
 /* Creates the cgroup (all hierarchies), applies linux.resources (including
  * device rules: eBPF on v2, devices.allow/deny on v1) and moves pid into it.
  * *path_out: the path to store in state.json (malloc'd; "" when rootless
- * and nothing could be made).  On failure removes what it created. */
-int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err);
+ * and nothing could be made, and so the handle's).  On failure removes
+ * what it created. */
+int crt_cgroup_enter(crt_cgroup *cg, const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err);
 
-/* The path crt_cgroup_enter will use, computed without creating anything
- * (saved in state.json first, so that a crash mid-create leaves no cgroup
- * that delete --force cannot find). */
-int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err);
-/* Its two halves: the path alone, and runc's checks of a cgroup that
- * exists there already (a frozen one is refused, a non-empty one warned
- * about), which create makes after the clone where nothing is made before
- * it (pure v1, the cgroup made after the clone). */
-int crt_cgroup_resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err);
-int crt_cgroup_check_existing(const char *path, crt_err **err);
-
-/* Makes the cgroup at path (as crt_cgroup_resolve gave it) before the
- * process exists, so that it enters without a migration by pid, which
- * waits for the cgroup rwsem's RCU grace period: on cgroup v2 the
- * directory, which the process is cloned straight into (clone3 with
- * CLONE_INTO_CGROUP), resources follow with crt_cgroup_configure; on v1
- * and hybrid (as root) every hierarchy's directory with its resources and
- * devices, joined by the process itself through crt_cgroup_open_tasks (and
- * hybrid's unified one cloned into); with cfg->v1_late, hybrid's unified
- * one alone (the rest: crt_cgroup_prepare_v1).  *fd: the cgroup2
- * directory, or -1. */
+/* Makes the cgroup before the process exists, so that it enters without
+ * a migration by pid, which waits for the cgroup rwsem's RCU grace
+ * period: on cgroup v2 the directory, which the process is cloned
+ * straight into (clone3 with CLONE_INTO_CGROUP), resources follow with
+ * crt_cgroup_configure; on v1 and hybrid (as root) every hierarchy's
+ * directory with its resources and devices, joined by the process itself
+ * through crt_cgroup_open_tasks (and hybrid's unified one cloned into);
+ * with cfg->v1_late, hybrid's unified one alone (the rest:
+ * crt_cgroup_prepare_v1).  *fd: the cgroup2 directory, or -1. */
 enum crt_cgroup_prepared {
   CRT_CGROUP_NOT_PREPARED, /* systemd, rootless v1: crt_cgroup_enter after the clone */
   CRT_CGROUP_PREPARED,     /* made; *fd is its cgroup2 directory (or -1: none, or it could not be opened) */
-  CRT_CGROUP_NONE,         /* rootless, nothing could be made: no cgroup */
+  CRT_CGROUP_NONE,         /* rootless, nothing could be made: no cgroup (the handle's path is "" now) */
 };
-int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
+int crt_cgroup_prepare(crt_cgroup *cg, const crt_cgroup_config *cfg, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err);
 /* Whether crt_cgroup_prepare makes the cgroup before the clone for cfg
  * (without --systemd-cgroup; on v1 and hybrid not rootless), so that
  * create saves the rescue state before it. */
-bool crt_cgroup_prepares(const crt_cgroup_config *cfg);
+bool crt_cgroup_prepares(const crt_cgroup *cg, const crt_cgroup_config *cfg);
 /* Whether the v1 hierarchies can be made after the clone for cfg (v1 and
  * hybrid where crt_cgroup_prepares): the runtime makes and configures them
  * while the init does what needs no cgroup, and the init joins them by
  * itself later (cfg->v1_late, docs/cgroups.md). */
-bool crt_cgroup_v1_late(const crt_cgroup_config *cfg);
+bool crt_cgroup_v1_late(const crt_cgroup *cg, const crt_cgroup_config *cfg);
 
 /* The `tasks` files of the container's cgroup on each v1 hierarchy, opened
  * for writing by the runtime before the clone, so that a process in a user
@@ -79,7 +110,7 @@ typedef struct {
   char **dirs; /* for errors */
   size_t n;
 } crt_cgroup_tasks;
-int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err);
+int crt_cgroup_open_tasks(const crt_cgroup *cg, crt_cgroup_tasks *t, crt_err **err);
 /* In the new process, first thing: writes "0" to each (see
  * crt_cgroup_join_self), then closes them. */
 int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err);
@@ -90,73 +121,79 @@ void crt_cgroup_tasks_free(crt_cgroup_tasks *t);
  * otherwise), and their tasks files opened (crt_cgroup_open_tasks) for the
  * process to join.  On failure, the directories this call made are
  * removed; those crt_cgroup_prepare made are crt_cgroup_destroy's. */
-int crt_cgroup_prepare_v1(const crt_cgroup_config *cfg, const char *path, crt_cgroup_tasks *t, crt_err **err);
+int crt_cgroup_prepare_v1(const crt_cgroup *cg, const crt_cgroup_config *cfg, crt_cgroup_tasks *t, crt_err **err);
 
 /* Writes the resources and the device filter into a cgroup made by
  * crt_cgroup_prepare; the init waits for CGROUP_DONE, so nothing runs
  * unconfined. */
-int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err);
+int crt_cgroup_configure(const crt_cgroup *cg, const crt_cgroup_config *cfg, crt_err **err);
 
-/* exec --cgroup (sub): runc's "path" or lines of "ctrl[,ctrl]:path".
- * _sub_check: its refusals; _sub_for: the sub path for the v1 hierarchy
- * of the controllers hier ("" for cgroup2), a new string or NULL. */
-int crt_cgroup_sub_check(const char *spec, crt_err **err);
-char *crt_cgroup_sub_for(const char *spec, const char *hier);
+/* ---- join: a process into an existing cgroup ---- */
 
-/* The cgroup2 directory of a container cgroup (and sub-cgroup; on hybrid
- * the unified hierarchy's) opened for clone3's CLONE_INTO_CGROUP; -1 on
- * v1 or on any error. */
-int crt_cgroup_open(const char *path, const char *sub);
+/* exec --cgroup (sub): runc's "path" or lines of "ctrl[,ctrl]:path";
+ * its refusals (a controller form on a pure cgroup2 host among them). */
+int crt_cgroup_sub_check(const crt_cgroup_root *root, const char *sub, crt_err **err);
 
-/* Moves another process into an existing container cgroup; sub: optional
- * sub-cgroup (exec --cgroup), NULL for the container's own.  Skipped: the
- * cgroup2 hierarchy when pid was cloned into it, and the v1 hierarchies
- * when v1_joined (the process joined them itself, crt_cgroup_join_self). */
-int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err);
+/* The cgroup2 directory of the cgroup (and sub-cgroup; on hybrid the
+ * unified hierarchy's) opened for clone3's CLONE_INTO_CGROUP; -1 on v1 or
+ * on any error. */
+int crt_cgroup_dirfd(const crt_cgroup *cg, const char *sub);
 
-/* Moves the calling single-threaded process into the container's cgroup
- * (sub: as crt_cgroup_join's): on each v1 hierarchy by writing "0" to its
- * `tasks` file, and on the cgroup2 one (v2, hybrid's unified) by writing
- * "0" to cgroup.procs when cgroup2 is set.  A thread that moves itself
- * skips the kernel's global threadgroup lock, whose RCU grace period makes
- * a write of a pid to cgroup.procs cost 5-10 ms here when no other cgroup
+/* Moves another process into the cgroup; sub: optional sub-cgroup (exec
+ * --cgroup), NULL for the container's own.  Skipped: the cgroup2
+ * hierarchy when pid was cloned into it, and the v1 hierarchies when
+ * v1_joined (the process joined them itself, crt_cgroup_join_self). */
+int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, crt_err **err);
+
+/* Moves the calling single-threaded process into the cgroup (sub: as
+ * crt_cgroup_join's): on each v1 hierarchy by writing "0" to its `tasks`
+ * file, and on the cgroup2 one (v2, hybrid's unified) by writing "0" to
+ * cgroup.procs when cgroup2 is set.  A thread that moves itself skips the
+ * kernel's global threadgroup lock, whose RCU grace period makes a write
+ * of a pid to cgroup.procs cost 5-10 ms here when no other cgroup
  * migration preceded it (docs/performance.md); cgroup2's cgroup.procs
  * always takes that lock, so clone3's CLONE_INTO_CGROUP is the way in
  * there, and cgroup2 only its fallback. */
-int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err);
+int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err);
+
+/* ---- a container's cgroup ---- */
 
 /* --systemd-cgroup: stops the container's transient unit (gone already:
- * fine).  Call before crt_cgroup_destroy. */
-int crt_cgroup_stop_unit(const char *path, crt_err **err);
+ * fine; not systemd: nothing).  Call before crt_cgroup_destroy. */
+int crt_cgroup_stop_unit(const crt_cgroup *cg, crt_err **err);
 
 /* Removes the cgroup (and any sub-cgroups) on every hierarchy, retrying
  * for up to a second while killed processes leave it; it kills nothing
  * itself (crt_cgroup_kill does). */
-int crt_cgroup_destroy(const char *path, crt_err **err);
+int crt_cgroup_destroy(const crt_cgroup *cg, crt_err **err);
 
-/* Whether the container's cgroup directory exists (on the hierarchy
- * whose cgroup.procs crt reads). */
-bool crt_cgroup_exists(const char *path);
+/* Whether the cgroup directory exists (on the hierarchy whose
+ * cgroup.procs crt reads). */
+bool crt_cgroup_exists(const crt_cgroup *cg);
 
-/* The pids in the container's cgroup (recursively). */
-int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err);
-/* 1 when pid is in the container's cgroup (or below it) on any of its
- * hierarchies (a v1 tool may move it on one, as runtime-tools' suite
- * does), 0 when on none, -1 when none could be read. */
-int crt_cgroup_has_pid(const char *path, pid_t pid);
+/* The pids in the cgroup (recursively). */
+int crt_cgroup_pids(const crt_cgroup *cg, pid_t **pids, size_t *n, crt_err **err);
+/* 1 when pid is in the cgroup (or below it) on any of its hierarchies (a
+ * v1 tool may move it on one, as runtime-tools' suite does), 0 when on
+ * none, -1 when none could be read. */
+int crt_cgroup_has_pid(const crt_cgroup *cg, pid_t pid);
 
 /* Sends sig to every process of the cgroup (cgroup.kill on v2 for SIGKILL). */
-int crt_cgroup_kill(const char *path, int sig, crt_err **err);
+int crt_cgroup_kill(const crt_cgroup *cg, int sig, crt_err **err);
 
 /* Freezes/thaws and waits until the state is reached. */
-int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err);
-/* The directory of the freezer's hierarchy (v1) or of the cgroup2 mount
- * (malloc'd; NULL when out of memory): where is_frozen reads. */
-char *crt_cgroup_freezer_root(void);
+int crt_cgroup_freeze(const crt_cgroup *cg, bool freeze, crt_err **err);
 /* 1 frozen, 0 not, < 0 error (no freezer: 0). */
-int crt_cgroup_is_frozen(const char *path);
+int crt_cgroup_is_frozen(const crt_cgroup *cg);
+/* The freezer's directory of the cgroup (v1: the freezer hierarchy's, v2:
+ * the cgroup's), malloc'd (criu's --freeze-cgroup); NULL: out of memory. */
+char *crt_cgroup_freezer_dir(const crt_cgroup *cg);
+/* The freezer hierarchy's (v1) or the cgroup2 mount's directory under
+ * root (malloc'd; NULL when out of memory): where is_frozen reads, which
+ * `list` opens once for all its containers. */
+char *crt_cgroup_freezer_root(const crt_cgroup_root *root);
 
-/* Applies new resources to an existing cgroup (crt update), all or nothing:
+/* Applies new resources to the cgroup (crt update), all or nothing:
  * every value is checked first, and when a write still fails the files
  * already written get their old content back; the error names the file
  * that failed.  r's device rules (when there are any) become the
@@ -164,21 +201,9 @@ int crt_cgroup_is_frozen(const char *path);
  * r's rules, the last matching rule winning (v1 devices.allow/deny from
  * deny-all, v2 a new eBPF program).  systemd: the container's unit gets the
  * limits that are unit properties too (SetUnitProperties). */
-int crt_cgroup_update(const char *path, const crt_resources *r, bool systemd, crt_err **err);
+int crt_cgroup_update(const crt_cgroup *cg, const crt_resources *r, crt_err **err);
 
-/* ---- detection override for tests, paths, stats ---- */
-
-/* Test override of the cgroup filesystem: root replaces /sys/fs/cgroup and
- * mode is used instead of detecting.  root NULL restores detection.  In
- * the test build only (-DCRT_TEST_POINTS, build/crt-testpoints), the
- * environment variables CRT_CGROUP_ROOT and CRT_CGROUP_MODE ("v1",
- * "hybrid", "v2") do the same for a whole crt process. */
-void crt_cgroup_set_root(const char *root, enum crt_cgroup_mode mode);
-
-/* The cgroup directory of `path` in the hierarchy holding controller
- * ("memory", "pids", ...; NULL: the unified one on v2, on v1 the first
- * mounted); malloc'd. */
-char *crt_cgroup_dir(const char *path, const char *controller);
+/* ---- stats and OOM events: output types ---- */
 
 typedef struct {
   char *name;
@@ -215,15 +240,17 @@ typedef struct {
   size_t n_hugetlb;
 } crt_cgroup_stats;
 
-int crt_cgroup_get_stats(const char *path, crt_cgroup_stats *st, crt_err **err);
+int crt_cgroup_get_stats(const crt_cgroup *cg, crt_cgroup_stats *st, crt_err **err);
 void crt_cgroup_stats_free(crt_cgroup_stats *st);
 
 /* An fd that becomes readable on each OOM kill in the cgroup (v1: eventfd
  * registered on memory.oom_control; v2: inotify on memory.events).
  * crt_cgroup_oom_read consumes one notification and returns the number of
  * new OOM events (0 when it was another change). */
-int crt_cgroup_oom_fd(const char *path, crt_err **err);
-int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last);
+int crt_cgroup_oom_fd(const crt_cgroup *cg, crt_err **err);
+int crt_cgroup_oom_read(const crt_cgroup *cg, int fd, unsigned long long *last);
+
+/* ---- update's input ---- */
 
 /* runc's size syntax for `update` (units.RAMInBytes): "1024", "100M",
  * "1g", "1.5GiB"; binary multipliers; "-1" is -1 (unlimited). */

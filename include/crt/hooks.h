@@ -15,8 +15,8 @@ typedef struct {
   char *const *env;
 } crt_hook_place;
 
-/* Runs hooks in order; stops at the first failure ("kind hook #N (path): ..."). */
-int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err);
+/* Runs hooks in order (at NULL: in the caller's cwd and environ); stops at
+ * the first failure ("kind hook #N (path): ..."). */
 int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_place *at, const char *state_json,
                      crt_err **err);
 

@@ -52,7 +52,7 @@ int crt_container_pids(const char *root, const char *id, pid_t **pids, size_t *n
 typedef struct {
   const char *root;
   char *id;
-  char *cgroup_path;
+  crt_cgroup *cg; /* the container's cgroup, taken from its state */
   int oom_fd;
   unsigned long long oom_seen; /* the OOM count seen so far */
 } crt_watch;

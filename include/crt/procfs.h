@@ -53,7 +53,5 @@ int crt_procfs_write(enum crt_procfs_base base, pid_t pid, const char *rel, cons
  * again). */
 int crt_procfs_reopen(int fd, int flags, crt_err **err);
 
-/* Tests: which fallbacks may be used (all by default). */
-void crt_procfs_test_allow(bool fsmount, bool clone);
 
 #endif

@@ -68,9 +68,6 @@ int crt_mountinfo_read_type(crt_mountinfo *out, const char *fstype, const char *
 /* Every mount of pid's mount table (another mount namespace's: checkpoint
  * reads the container's). */
 int crt_mountinfo_read_pid(pid_t pid, crt_mountinfo *out, crt_err **err);
-/* The parser of these, on any stream of mountinfo lines (unit tests, the
- * fuzzer); lines that are not mountinfo are skipped. */
-int crt_mountinfo_parse(FILE *f, const char *fstype, const char *under, crt_mountinfo *out, crt_err **err);
 void crt_mountinfo_free(crt_mountinfo *mi);
 /* Whether tag ("shared", "master", "unbindable") is among e's optional fields. */
 bool crt_mountinfo_has_tag(const crt_mountinfo_entry *e, const char *tag);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "crt/cgroup.h"
 #include "crt/error.h"
 #include "crt/fs.h"
 #include "crt/spec.h"
@@ -27,6 +28,8 @@ typedef struct {
   char *cgroup_path;       /* as given back by crt_cgroup_enter, "" none */
   bool ready;              /* the init reached the exec FIFO (create finished) */
   bool systemd;            /* cgroup made through systemd */
+  crt_cgroup *cg;          /* the container's cgroup (cgroup_path under the host's root, opened with the
+                            * state; not serialised), NULL: none */
   char *parked_exe;        /* "DEV INO" of the parked init's exe (crt_exec_fifo_parked_id), NULL: none */
   char *dir;               /* the state directory (not serialised) */
   char *rescue;            /* the rescue line this process last wrote (not serialised) */

@@ -32,19 +32,17 @@ int crt_terminal_recv_master(int sock, int *master, crt_err **err);
  * name may be NULL. */
 int crt_terminal_recv_master_name(int sock, int *master, char **name, crt_err **err);
 
-/* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and
- * master->stdout until the master hangs up, forwards SIGWINCH, restores the
- * terminal on every exit path.  Returns when the master closes. */
-int crt_terminal_copy_loop(int master, crt_err **err);
-
 /* Foreground mode: clears ONLCR on the master (runc's output modes); done
  * before the container process runs so that no early output has \r\n. */
 int crt_terminal_master_prepare(int master, crt_err **err);
 
-/* The same, and while it runs SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2
+/* Foreground mode: puts our stdin tty in raw mode, copies stdin->master and
+ * master->stdout until the master hangs up, forwards SIGWINCH, restores the
+ * terminal on every exit path.  Returns when the master closes.  While it
+ * runs, SIGHUP SIGINT SIGQUIT SIGTERM SIGUSR1 SIGUSR2
  * SIGPIPE SIGALRM SIGCONT sent to us are forwarded to forward_to (the
  * container's process, as runc does); they no longer end the loop, the
- * master's hang-up does.  forward_to <= 0: crt_terminal_copy_loop. */
+ * master's hang-up does.  forward_to <= 0: no forwarding. */
 int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err);
 
 /* Copies the window size of tty fd `from` to `master` (what the loop does

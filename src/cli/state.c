@@ -219,7 +219,7 @@ static void list_one(const list_entry *e, bool json, bool quiet, bool first, lis
 static void anchor_dirs(void) {
   crt_anchor_dir(crt_g.root);
   crt_anchor_dir("/proc");
-  cleanup_free char *freezer = crt_cgroup_freezer_root();
+  cleanup_free char *freezer = crt_cgroup_freezer_root(crt_cgroup_host());
   crt_anchor_dir(freezer);
 }
 

@@ -366,10 +366,8 @@ static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, co
   if (c->pre_dump || c->parent_path) crt_args_add(a, "--track-mem");
   if (c->parent_path) crt_args_addf(a, "--prev-images-dir=%s", c->parent_path);
   if (c->leave_running && !c->pre_dump) crt_args_add(a, "--leave-running");
-  if (s->cgroup_path && *s->cgroup_path) {
-    cleanup_free char *fz = crt_cgroup_dir(s->cgroup_path, crt_cgroup_mode() == CRT_CGROUP_MODE_V2 ? NULL : "freezer");
-    if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
-  }
+  cleanup_free char *fz = crt_cgroup_freezer_dir(s->cg);
+  if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
   for (size_t i = 0; i < d->n_mounts; i++) crt_args_addf(a, "--external=mnt[%s]:%s", d->mounts[i].key, d->mounts[i].key);
   if (d->tty) crt_args_addf(a, "--external=%s", d->tty);
   if (d->ext_netns) {

@@ -42,7 +42,7 @@
 #include "crt/rootless.h"
 #include "crt/sync.h"
 #include "crt/terminal.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
 #include "init.h"
 
 /* More would be a caller's mistake; bounded so that preserve + listen
@@ -67,6 +67,7 @@ typedef struct {
   int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
   bool netns_by_init; /* the init unshares its network namespace itself, while we make the v1 cgroup */
   crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files (joined by the init itself) */
+  crt_cgroup *cg;            /* the container's cgroup (the state's, s->cg) */
   bool v1_self_joined; /* the init joins the v1 hierarchies itself: we move it into none */
   bool v1_late;     /* the v1 hierarchies are made after the clone, at the init's CGROUP request */
   bool cgroup_failed; /* making the v1 cgroup after the clone failed */
@@ -116,8 +117,8 @@ static char *abs_path(const char *base, const char *p) {
  * (systemd, rootless, v1 made after the clone) the init learns from the
  * answer to CGROUP. */
 static const char *cgroup_at_clone(const create_ctx *c) {
-  bool all = c->cgroup_fd >= 0 || crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
-  return c->cgroup_made && !c->v1_late && all ? c->state->cgroup_path : NULL;
+  if (!c->cgroup_made || c->v1_late) return NULL;
+  return c->cgroup_fd >= 0 || crt_cgroup_mode(c->cg) == CRT_CGROUP_MODE_V1 ? c->state->cgroup_path : NULL;
 }
 
 /* What the init is given: nothing of ours but these. */
@@ -169,7 +170,7 @@ static int run_create_hooks(const crt_spec *spec, crt_state *s, crt_stages *st, 
 }
 
 static crt_cgroup_config cgroup_config(const crt_create_opts *o, const crt_spec *spec) {
-  return (crt_cgroup_config){.id = o->id, .spec = spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
+  return (crt_cgroup_config){.id = o->id, .spec = spec, .rootless = o->rootless};
 }
 
 /* One step's message to the init, with n fds.  When the init is gone,
@@ -212,12 +213,12 @@ static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   if (c->cgroup_made) {
     /* prepared: the init was born in the cgroup2 one unless clone3 fell
      * back, and joined the v1 ones itself */
-    if (crt_cgroup_configure(&cc, s->cgroup_path, err) < 0) return -1;
-    return crt_cgroup_join(s->cgroup_path, NULL, s->pid, c->v1_self_joined, err);
+    if (crt_cgroup_configure(c->cg, &cc, err) < 0) return -1;
+    return crt_cgroup_join(c->cg, NULL, s->pid, c->v1_self_joined, err);
   }
   if (!*s->cgroup_path) return no_cgroup(c, err);
   char *entered = NULL;
-  if (crt_cgroup_enter(&cc, s->pid, &entered, err) < 0) {
+  if (crt_cgroup_enter(c->cg, &cc, s->pid, &entered, err) < 0) {
     const char *what = c->opts->rootless ? crt_rootless_cgroup_demand(resources_of(c->spec)) : NULL;
     if (what) crt_error_wrap(err, "linux.resources.%s needs the container's cgroup, which rootless crt could not make", what);
     return -1;
@@ -240,7 +241,7 @@ static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
  * and no poststop hooks (the container never had its cgroup). */
 static int prepare_v1_late(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  if (crt_cgroup_prepare_v1(&cc, s->cgroup_path, &c->cg_tasks, err) == 0) return 0;
+  if (crt_cgroup_prepare_v1(c->cg, &cc, &c->cg_tasks, err) == 0) return 0;
   c->cgroup_failed = true;
   return -1;
 }
@@ -434,13 +435,13 @@ static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
  * leave them there). */
 static bool v1_late_wanted(const create_ctx *c) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  return crt_cgroup_v1_late(&cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) && !crt_spec_rootfs_shared(c->spec);
+  return crt_cgroup_v1_late(c->cg, &cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) && !crt_spec_rootfs_shared(c->spec);
 }
 
 /* Pure v1 with the cgroup made after the clone: nothing of the cgroup
  * exists before the clone. */
 static bool nothing_made_before_clone(const create_ctx *c) {
-  return c->v1_late && crt_cgroup_mode() == CRT_CGROUP_MODE_V1;
+  return c->v1_late && crt_cgroup_mode(c->cg) == CRT_CGROUP_MODE_V1;
 }
 
 /* The cgroup is made before the init, which is then cloned straight into
@@ -450,18 +451,18 @@ static bool nothing_made_before_clone(const create_ctx *c) {
  * --force cannot find. */
 static int prepare_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  if (!crt_cgroup_prepares(&cc)) return 0;
+  if (!crt_cgroup_prepares(c->cg, &cc)) return 0;
   cc.v1_late = c->v1_late; /* decided with the config (crt_container_create) */
   /* v1_late on pure v1 makes nothing before the clone: the rescue file is
    * written once, after it, with the init's pid, still before the cgroup
    * exists (start_init) */
   if (!nothing_made_before_clone(c) && crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
-  if (crt_cgroup_prepare(&cc, s->cgroup_path, &got, &c->cgroup_fd, err) < 0) return -1;
+  if (crt_cgroup_prepare(c->cg, &cc, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
   if (got == CRT_CGROUP_NONE) s->cgroup_path[0] = 0; /* rootless: no cgroup */
   c->v1_late = c->v1_late && c->cgroup_made;
-  if (c->cgroup_made && !c->v1_late && crt_cgroup_open_tasks(s->cgroup_path, &c->cg_tasks, err) < 0) return -1;
+  if (c->cgroup_made && !c->v1_late && crt_cgroup_open_tasks(c->cg, &c->cg_tasks, err) < 0) return -1;
   c->v1_self_joined = c->cg_tasks.n > 0 || c->v1_late;
   return 0;
 }
@@ -478,11 +479,11 @@ static void undo_create(const char *dir, crt_state *s, const crt_spec *spec, boo
   }
   if (s->cgroup_path && *s->cgroup_path) {
     cleanup_err crt_err *e = NULL;
-    if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, &e) < 0) {
+    if (s->systemd && crt_cgroup_stop_unit(s->cg, &e) < 0) {
       crt_warn("%s", e->msg);
       crt_err_free(&e);
     }
-    if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
+    if (crt_cgroup_destroy(s->cg, &e) < 0) crt_warn("%s", e->msg);
   }
   if (spawned && poststop && spec->hooks && spec->hooks->poststop.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
@@ -591,8 +592,8 @@ static int new_state(create_ctx *c, const char *dir, crt_state *s, crt_err **err
   /* with nothing made before the clone (pure v1, v1_late), what exists
    * there is checked after it (start_init), off the clone's path */
   if ((c->cgroup_unchecked = nothing_made_before_clone(c)))
-    return crt_cgroup_resolve_path(&cc, &s->cgroup_path, err);
-  return crt_cgroup_resolve(&cc, &s->cgroup_path, err);
+    return crt_cgroup_resolve_path(c->cg, &cc, &s->cgroup_path, err);
+  return crt_cgroup_resolve(c->cg, &cc, &s->cgroup_path, err);
 }
 
 /* run without the park (crt_create_opts.start_now): the init goes on to
@@ -634,7 +635,7 @@ static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **er
    * gmtime reads /etc/localtime) */
   if (!(s->created = crt_state_time_now())) return crt_error(err, ENOMEM, "container state");
   /* refused before the rescue file names it: nothing of it is destroyed */
-  if (c->cgroup_unchecked && *s->cgroup_path && crt_cgroup_check_existing(s->cgroup_path, err) < 0) {
+  if (c->cgroup_unchecked && *s->cgroup_path && crt_cgroup_check_existing(c->cg, err) < 0) {
     free(crt_steal(s->cgroup_path));
     return -1;
   }
@@ -734,6 +735,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_error(err, ENOMEM, "container state");
     goto out;
   }
+  if (crt_cgroup_open(crt_cgroup_host(), NULL, o->systemd_cgroup, &s->cg, err) < 0) goto out;
+  c.cg = s->cg;
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
   /* A new network namespace takes ~0.5 ms to make: made by a thread while

@@ -48,7 +48,7 @@ typedef struct {
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
   bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
   bool born;     /* the stub entry: K was cloned into the cgroup2 cgroup (crt_clone_into) */
-  const char *cgroup_path;
+  const crt_cgroup *cg; /* the container's cgroup (the state's) */
 } exec_ctx;
 
 /* The process's setup and its program, through crt-stub when fo.stub is
@@ -144,7 +144,7 @@ static void joiner(exec_ctx *c) {
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
   if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   /* before setns: the host's cgroupfs paths; the clone below inherits them */
-  if (c->v1_self) CHILD_TRY(&c->rep, crt_cgroup_join_self(c->cgroup_path, c->o->cgroup, false, &err));
+  if (c->v1_self) CHILD_TRY(&c->rep, crt_cgroup_join_self(c->cg, c->o->cgroup, false, &err));
   join_namespaces(c, defer);
   crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
 }
@@ -161,7 +161,7 @@ __attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   /* before setns, through the host's cgroupfs; cgroup2 only if clone3
    * could not clone us into it */
-  CHILD_TRY(r, crt_cgroup_join_self(c->cgroup_path, c->o->cgroup, !c->born, &err));
+  CHILD_TRY(r, crt_cgroup_join_self(c->cg, c->o->cgroup, !c->born, &err));
   if (!(join_namespaces(c, 0) & CLONE_NEWPID)) {
     crt_error(&err, 0, "the container's pid namespace is crt's own: refusing to enter it from crt's binary");
     crt_child_fail(r, err);
@@ -278,8 +278,8 @@ static int prepare_spawn(exec_run *x, exec_ctx *c, crt_err **err) {
   bool use_stub = x->by_stub || crt_stub_usable(x->spec->linux_ ? x->spec->linux_->seccomp : NULL, o->process, false);
   *c = (exec_ctx){.o = o, .spec = x->spec, .init_pid = x->s->pid, .init_pidfd = x->init_pidfd, .sync = x->sp[1],
                   .errpipe = x->ep[1], .console = x->console,
-                  .cgroup_fd = crt_cgroup_open(x->s->cgroup_path, o->cgroup), .cgns_fd = -1, .v1_self = x->v1_self,
-                  .cgroup_path = x->s->cgroup_path, .use_stub = use_stub,
+                  .cgroup_fd = crt_cgroup_dirfd(x->s->cg, o->cgroup), .cgns_fd = -1, .v1_self = x->v1_self,
+                  .cg = x->s->cg, .use_stub = use_stub,
                   .rep = {.sync = x->sp[1], .errpipe = x->ep[1], .exit_code = 255}};
   return 0;
 }
@@ -364,7 +364,7 @@ static int tell_failed(exec_run *x, int e, const char *step, crt_err **err) {
 static int place_process(exec_run *x, crt_err **err) {
   const crt_exec_opts *o = x->o;
   const crt_state *s = x->s;
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cgroup_path, o->cgroup, x->pid, x->v1_self, err) < 0) {
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cg, o->cgroup, x->pid, x->v1_self, err) < 0) {
     kill_process(x);
     return -1;
   }
@@ -430,7 +430,7 @@ int crt_container_exec(const crt_exec_opts *o, int *exit_status, crt_err **err) 
   cleanup_close int pidfd_sock = -1;
   *exit_status = 255;
   CRT_STAGES_BEGIN(&x.st, "exec");
-  if (o->cgroup && crt_cgroup_sub_check(o->cgroup, err) < 0) goto out;
+  if (o->cgroup && crt_cgroup_sub_check(crt_cgroup_host(), o->cgroup, err) < 0) goto out;
   if (load_container(&x, err) < 0) goto out;
   CRT_STAGE(&x.st, "state loaded");
   if (o->pidfd_socket && (pidfd_sock = crt_unix_connect(o->pidfd_socket, "--pidfd-socket", err)) < 0) goto out;

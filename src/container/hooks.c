@@ -239,10 +239,6 @@ int crt_hooks_run_at(const crt_hookv *hooks, const char *kind, const crt_hook_pl
   return 0;
 }
 
-int crt_hooks_run(const crt_hookv *hooks, const char *kind, const char *state_json, crt_err **err) {
-  return crt_hooks_run_at(hooks, kind, NULL, state_json, err);
-}
-
 void crt_hooks_run_warn(const crt_hookv *hooks, const char *kind, const char *state_json) {
   for (size_t i = 0; hooks && i < hooks->len; i++) {
     cleanup_err crt_err *err = NULL;

@@ -40,7 +40,7 @@ static int in_cgroup(const crt_state *s) {
     __atomic_store_n(&cpuset_misses, true, __ATOMIC_RELAXED);
   }
   if (crt_proc_cgroup_under(s->pid, s->cgroup_path) == 1) return 1;
-  return crt_cgroup_has_pid(s->cgroup_path, s->pid);
+  return crt_cgroup_has_pid(s->cg, s->pid);
 }
 
 enum crt_init_check crt_state_check_init(const crt_state *s, uint64_t *actual_start) {

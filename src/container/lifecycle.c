@@ -27,7 +27,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/ops.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it: checked
  * after the pidfd is held, so the pidfd is the process that passed. */
@@ -106,8 +106,8 @@ static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, 
 static int stop_container(const crt_state *s, const char *op, crt_err **err) {
   cleanup_err crt_err *e = NULL;
   bool cg = s->cgroup_path && *s->cgroup_path;
-  if (cg && crt_cgroup_kill(s->cgroup_path, SIGKILL, &e) < 0) crt_warn("%s %s: %s", op, s->id, e->msg);
-  if (cg && crt_cgroup_is_frozen(s->cgroup_path) == 1 && crt_cgroup_freeze(s->cgroup_path, false, &e) < 0)
+  if (cg && crt_cgroup_kill(s->cg, SIGKILL, &e) < 0) crt_warn("%s %s: %s", op, s->id, e->msg);
+  if (cg && crt_cgroup_is_frozen(s->cg) == 1 && crt_cgroup_freeze(s->cg, false, &e) < 0)
     crt_warn("%s %s: %s", op, s->id, e->msg);
   if (signal_init(s, SIGKILL) < 0 && errno != ESRCH)
     crt_warn("%s %s: kill pid %d: %s", op, s->id, s->pid, strerror(errno));
@@ -229,7 +229,7 @@ static bool own_pidns(const crt_spec *spec) {
  * cgroup, its init alive or gone, since no init's death takes the others
  * with it.  Needs the cgroup and a readable config.json. */
 static bool kill_takes_cgroup(const crt_state *s) {
-  if (!s->cgroup_path || !*s->cgroup_path || !crt_cgroup_exists(s->cgroup_path)) return false;
+  if (!crt_cgroup_exists(s->cg)) return false;
   crt_spec *spec = NULL;
   cleanup_err crt_err *e = NULL;
   if (crt_state_load_spec(s, &spec, &e) < 0) return false;
@@ -248,13 +248,13 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
     /* As runc: the init is gone, but processes of a container without its
      * own pid namespace outlive it in the cgroup (containerd's shim sends
      * kill --all after such a container's exit).  No cgroup: nothing left. */
-    rc = s->cgroup_path && crt_cgroup_exists(s->cgroup_path) ? crt_cgroup_kill(s->cgroup_path, sig, err) : 0;
+    rc = crt_cgroup_exists(s->cg) ? crt_cgroup_kill(s->cg, sig, err) : 0;
   } else if (sig == SIGKILL && kill_takes_cgroup(s)) {
-    rc = crt_cgroup_kill(s->cgroup_path, sig, err);
+    rc = crt_cgroup_kill(s->cg, sig, err);
   } else if (st == CRT_STATUS_STOPPED) {
     rc = not_running(s, err);
   } else if (all && s->cgroup_path && *s->cgroup_path) {
-    rc = crt_cgroup_kill(s->cgroup_path, sig, err);
+    rc = crt_cgroup_kill(s->cg, sig, err);
   } else if (all) { /* no cgroup (rootless): its pid namespace */
     pid_t *pids = NULL;
     size_t n = 0;
@@ -269,7 +269,7 @@ int crt_container_kill(const char *root, const char *id, int sig, bool all, crt_
   } else if (st == CRT_STATUS_PAUSED && sig == SIGKILL && s->cgroup_path && *s->cgroup_path) {
     /* as runc: a frozen task's SIGKILL waits for a thaw (v1) */
     cleanup_err crt_err *e = NULL;
-    crt_cgroup_freeze(s->cgroup_path, false, &e);
+    crt_cgroup_freeze(s->cg, false, &e);
   }
   crt_state_free(s);
   return rc;
@@ -332,8 +332,8 @@ static int remove_state_dir(const char *dir, crt_err **err) {
 
 static int destroy(crt_state *s, const crt_spec *spec, const crt_err *spec_err, crt_stages *t, crt_err **err) {
   if (s->cgroup_path && *s->cgroup_path) {
-    if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, err) < 0) return -1;
-    if (crt_cgroup_destroy(s->cgroup_path, err) < 0) return -1;
+    if (s->systemd && crt_cgroup_stop_unit(s->cg, err) < 0) return -1;
+    if (crt_cgroup_destroy(s->cg, err) < 0) return -1;
   }
   CRT_STAGE(t, "cgroup removed");
   crt_test_point("delete:cgroup");
@@ -353,9 +353,9 @@ static void kill_leftovers(const crt_state *s, const crt_spec *spec) {
   cleanup_err crt_err *e = NULL;
   pid_t *pids = NULL;
   size_t n = 0;
-  bool listed = crt_cgroup_pids(s->cgroup_path, &pids, &n, &e) == 0;
+  bool listed = crt_cgroup_pids(s->cg, &pids, &n, &e) == 0;
   /* no cgroup.procs: no cgroup (the listing is the existence check) */
-  if (!listed && e->errnum == ENOENT && !crt_cgroup_exists(s->cgroup_path)) return;
+  if (!listed && e->errnum == ENOENT && !crt_cgroup_exists(s->cg)) return;
   crt_err_free(&e);
   free(pids);
   if (listed && n == 0) return;
@@ -365,7 +365,7 @@ static void kill_leftovers(const crt_state *s, const crt_spec *spec) {
     crt_init_check_describe(s, crt_state_check_init(s, &at), at, why, sizeof why);
     crt_warn("delete %s: %s, but %zu process(es) were left in its cgroup: killing them", s->id, why, n);
   }
-  if (crt_cgroup_kill(s->cgroup_path, SIGKILL, &e) < 0) crt_warn("delete %s: %s", s->id, e->msg);
+  if (crt_cgroup_kill(s->cg, SIGKILL, &e) < 0) crt_warn("delete %s: %s", s->id, e->msg);
 }
 
 /* Whether a delete was interrupted in the directory (remove_state_dir's mark). */
@@ -390,7 +390,7 @@ static int delete_stateless(const char *root, const char *id, bool force, crt_er
     cleanup_err crt_err *derr = NULL;
     if (crt_state_status(r) != CRT_STATUS_STOPPED && stop_container(r, "delete", &derr) < 0)
       crt_warn("delete %s: %s", id, derr->msg);
-    if (r->cgroup_path && *r->cgroup_path && crt_cgroup_destroy(r->cgroup_path, &derr) < 0)
+    if (crt_cgroup_destroy(r->cg, &derr) < 0)
       crt_warn("%s", derr->msg);
     crt_state_free(r);
   }

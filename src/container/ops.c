@@ -143,7 +143,7 @@ int crt_container_pause(const char *root, const char *id, bool freeze, crt_err *
   if (rc == 0 && !has_cgroup(s))
     rc = crt_error(err, 0, "container %s has no cgroup (rootless?): cannot %s", id, freeze ? "pause" : "resume");
   else if (rc == 0)
-    rc = crt_cgroup_freeze(s->cgroup_path, freeze, err);
+    rc = crt_cgroup_freeze(s->cg, freeze, err);
   crt_state_free(s);
   return rc;
 }
@@ -155,7 +155,7 @@ int crt_container_update(const char *root, const char *id, const crt_resources *
   if (crt_state_load(root, id, &s, err) < 0) return -1;
   int rc = crt_op_check(s, CRT_OP_UPDATE, crt_state_status(s), err);
   if (rc == 0 && !has_cgroup(s)) rc = crt_error(err, 0, "container %s has no cgroup to update", id);
-  else if (rc == 0) rc = crt_cgroup_update(s->cgroup_path, r, s->systemd, err); /* devices too: runc ignores them */
+  else if (rc == 0) rc = crt_cgroup_update(s->cg, r, err); /* devices too: runc ignores them */
   crt_state_free(s);
   return rc;
 }
@@ -167,7 +167,7 @@ int crt_container_pids(const char *root, const char *id, pid_t **pids, size_t *n
   if (crt_state_load(root, id, &s, err) < 0) return -1;
   enum crt_status st = crt_state_status(s);
   int rc = crt_op_check(s, CRT_OP_PS, st, err);
-  if (rc == 0 && has_cgroup(s)) rc = crt_cgroup_pids(s->cgroup_path, pids, n, err);
+  if (rc == 0 && has_cgroup(s)) rc = crt_cgroup_pids(s->cg, pids, n, err);
   else if (rc == 0 && st != CRT_STATUS_STOPPED) /* no cgroup (rootless): its pid namespace */
     rc = crt_ns_pids(s->pid, pids, n, err);
   crt_state_free(s);
@@ -182,8 +182,8 @@ int crt_container_watch(const char *root, const char *id, bool oom, crt_watch *w
   if (rc == 0 && !has_cgroup(s)) rc = crt_error(err, 0, "container %s has no cgroup: no events", id);
   if (rc == 0) {
     w->id = strdup(id);
-    w->cgroup_path = strdup(s->cgroup_path);
-    if (!w->id || !w->cgroup_path) rc = crt_error(err, ENOMEM, "events %s", id);
+    w->cg = crt_steal(s->cg);
+    if (!w->id) rc = crt_error(err, ENOMEM, "events %s", id);
   }
   crt_state_free(s);
   if (rc < 0) {
@@ -192,19 +192,19 @@ int crt_container_watch(const char *root, const char *id, bool oom, crt_watch *w
   }
   if (!oom) return 0;
   cleanup_err crt_err *oe = NULL;
-  w->oom_fd = crt_cgroup_oom_fd(w->cgroup_path, &oe);
+  w->oom_fd = crt_cgroup_oom_fd(w->cg, &oe);
   if (w->oom_fd < 0) crt_warn("events: no OOM notifications: %s", oe->msg);
-  else crt_cgroup_oom_read(w->cgroup_path, w->oom_fd, &w->oom_seen); /* baseline: only OOMs from now on */
+  else crt_cgroup_oom_read(w->cg, w->oom_fd, &w->oom_seen); /* baseline: only OOMs from now on */
   return 0;
 }
 
 int crt_watch_stats(const crt_watch *w, crt_cgroup_stats *st, crt_err **err) {
-  return crt_cgroup_get_stats(w->cgroup_path, st, err);
+  return crt_cgroup_get_stats(w->cg, st, err);
 }
 
 int crt_watch_oom(crt_watch *w) {
   if (w->oom_fd < 0) return 0;
-  return crt_cgroup_oom_read(w->cgroup_path, w->oom_fd, &w->oom_seen);
+  return crt_cgroup_oom_read(w->cg, w->oom_fd, &w->oom_seen);
 }
 
 bool crt_watch_running(const crt_watch *w) {
@@ -218,7 +218,7 @@ bool crt_watch_running(const crt_watch *w) {
 
 void crt_watch_release(crt_watch *w) {
   free(crt_steal(w->id));
-  free(crt_steal(w->cgroup_path));
+  crt_cgroup_close(crt_steal(w->cg));
   if (w->oom_fd >= 0) close(w->oom_fd);
   w->oom_fd = -1;
 }

@@ -149,8 +149,9 @@ static int make_state(rctx *c, crt_err **err) {
   s->systemd = o->systemd_cgroup;
   if (!s->id || !s->bundle || !s->rootfs || !s->created || !s->owner || !s->dir || crt_state_copy_annotations(s, &c->spec->annotations) < 0)
     return crt_error(err, ENOMEM, "container state");
-  crt_cgroup_config cc = {.id = o->id, .spec = c->spec, .systemd = o->systemd_cgroup, .rootless = o->rootless};
-  if (crt_cgroup_resolve(&cc, &s->cgroup_path, err) < 0) return -1;
+  crt_cgroup_config cc = {.id = o->id, .spec = c->spec, .rootless = o->rootless};
+  if (crt_cgroup_open(crt_cgroup_host(), NULL, s->systemd, &s->cg, err) < 0) return -1;
+  if (crt_cgroup_resolve(s->cg, &cc, &s->cgroup_path, err) < 0) return -1;
   if (crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save(o->root, s, err) < 0) return -1;
   if (crt_pathf(c->croot, sizeof c->croot, err, "%s/criu-root", c->dir) < 0) return -1;
   if (mkdir(c->croot, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->croot);
@@ -321,10 +322,10 @@ static int enter_cgroup(void *arg, pid_t child, crt_err **err) {
   rctx *c = arg;
   crt_state *s = c->s;
   if (!s->cgroup_path || !*s->cgroup_path) return 0;
-  crt_cgroup_config cc = {.id = s->id, .spec = c->spec, .systemd = s->systemd, .rootless = c->o->rootless};
+  crt_cgroup_config cc = {.id = s->id, .spec = c->spec, .rootless = c->o->rootless};
   cleanup_free char *entered = NULL;
   c->cgroup_made = true; /* from here on a failure removes it */
-  if (crt_cgroup_enter(&cc, child, &entered, err) < 0) return -1;
+  if (crt_cgroup_enter(s->cg, &cc, child, &entered, err) < 0) return -1;
   if (strcmp(entered, s->cgroup_path))
     return crt_error(err, 0, "cgroup %s could not be made (got \"%s\"): criu needs it", s->cgroup_path, entered);
   return 0;
@@ -381,11 +382,11 @@ static void undo(rctx *c) {
   }
   cleanup_err crt_err *e = NULL;
   if (s && c->cgroup_made && s->cgroup_path && *s->cgroup_path) {
-    crt_cgroup_kill(s->cgroup_path, SIGKILL, &e);
+    crt_cgroup_kill(s->cg, SIGKILL, &e);
     crt_err_free(&e);
-    if (s->systemd && crt_cgroup_stop_unit(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
+    if (s->systemd && crt_cgroup_stop_unit(s->cg, &e) < 0) crt_warn("%s", e->msg);
     crt_err_free(&e);
-    if (crt_cgroup_destroy(s->cgroup_path, &e) < 0) crt_warn("%s", e->msg);
+    if (crt_cgroup_destroy(s->cg, &e) < 0) crt_warn("%s", e->msg);
   }
   if (spawned && c->spec->hooks && c->spec->hooks->poststop.len) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);

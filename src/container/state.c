@@ -57,6 +57,7 @@ void crt_state_free(crt_state *s) {
   free(s->created);
   free(s->owner);
   free(s->cgroup_path);
+  crt_cgroup_close(s->cg);
   free(s->parked_exe);
   free(s->dir);
   free(s->rescue);
@@ -77,7 +78,7 @@ enum crt_status crt_state_status(const crt_state *s) {
   if (!init_alive(s)) return CRT_STATUS_STOPPED;
   if (!s->ready) return CRT_STATUS_CREATING;
   /* Frozen first, as runc: a paused created container is paused. */
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_is_frozen(s->cgroup_path) == 1) return CRT_STATUS_PAUSED;
+  if (crt_cgroup_is_frozen(s->cg) == 1) return CRT_STATUS_PAUSED;
   if (s->dir && crt_exec_fifo_waiting(s->dir, s->pid, s->parked_exe)) return CRT_STATUS_CREATED;
   return CRT_STATUS_RUNNING;
 }
@@ -199,6 +200,13 @@ int crt_state_save_ahead(crt_state *s, crt_err **err) {
   return -1;
 }
 
+/* The handle of the cgroup state.json (or the rescue file) names; none
+ * for "" (rootless without one): nothing to look up for it. */
+static int open_cgroup(crt_state *s, crt_err **err) {
+  if (!s->cgroup_path || !*s->cgroup_path) return 0;
+  return crt_cgroup_open(crt_cgroup_host(), s->cgroup_path, s->systemd, &s->cg, err);
+}
+
 int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {
   char dir[PATH_MAX], path[PATH_MAX + 8];
   if (snprintf(dir, sizeof dir, "%s/%s", root, id) >= (int)sizeof dir) return -1;
@@ -218,6 +226,10 @@ int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {
   s->start_time = st;
   s->cgroup_path = strdup(cg);
   s->dir = strdup(dir);
+  if (open_cgroup(s, NULL) < 0) {
+    crt_state_free(s);
+    return -1;
+  }
   /* unknown: a half-made container's init may not be in its cgroup yet,
    * and must still be found (crt_state_check_init) */
   s->ready = false;
@@ -333,6 +345,10 @@ int crt_state_parse(const char *buf, size_t len, const char *id, const char *dir
     }
   }
   yajl_tree_free(tree);
+  if (open_cgroup(s, err) < 0) {
+    crt_state_free(s);
+    return -1;
+  }
   *out = s;
   return 0;
 }

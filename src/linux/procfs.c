@@ -5,6 +5,7 @@
  * or image (CVE-2025-52881); here the path is looked up in a procfs crt
  * made itself, without symlinks and without crossing a mount. */
 #include "crt/procfs.h"
+#include "test_hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>

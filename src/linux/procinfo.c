@@ -10,6 +10,7 @@
 
 #include "crt/fs.h"
 #include "crt/procinfo.h"
+#include "test_hooks.h"
 
 void crt_proc_cgroup_free(crt_proc_cgroup *v, size_t n) {
   for (size_t i = 0; v && i < n; i++) {

@@ -540,6 +540,3 @@ out:
   return ret;
 }
 
-int crt_terminal_copy_loop(int master, crt_err **err) {
-  return crt_terminal_copy_loop_forward(master, 0, err);
-}

@@ -1,4 +1,4 @@
-#include "crt/testpoint.h"
+#include "testpoint.h"
 
 #ifdef CRT_TEST_POINTS
 #define _GNU_SOURCE

@@ -21,6 +21,7 @@
 #include "crt/cli.h"
 #include "crt/gvariant.h"
 #include "crt/procinfo.h"
+#include "../../src/linux/test_hooks.h"
 #include "crt/state.h"
 #include "crt/log.h"
 #include "crt/spec.h"

@@ -30,7 +30,7 @@ test_memory_and_pids_limit() {
 
 # Cgroups the container made under its own, with a process in the deepest:
 # delete's rmdir of the container's cgroup fails (EBUSY) and only then
-# walks the children, deepest first (src/linux/cgroup_fs.c rmdir_tree).
+# walks the children, deepest first (src/cgroup/cgroup_fs.c rmdir_tree).
 test_delete_removes_nested_cgroups() {
   local id; id=$(new_id); run_limited "$id"
   local pid p dirs=() d; pid=$(state_field "$id" pid)
@@ -243,7 +243,7 @@ test_update_all_or_nothing() {
   crt delete -f "$id"
 }
 
-# Guards kill_all_sigkill (src/linux/cgroup.c): delete --force kills
+# Guards kill_all_sigkill (src/cgroup/cgroup.c): delete --force kills
 # without freezing the cgroup, so a delete SIGKILLed right after its kill
 # (the test build stops at the point "cgroup:killed") leaves a stopped
 # container, not one frozen with its SIGKILL pending (state "paused").

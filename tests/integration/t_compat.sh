@@ -349,7 +349,7 @@ test_update_flags_after_id() {
 
 # Guards the key phrases runc's errors carry and tools grep for (issue 33
 # item 3), each followed by crt's own detail: crt_cgroup_join
-# (src/linux/cgroup.c), check_names (src/linux/cgroup_update.c) and
+# (src/cgroup/cgroup.c), check_names (src/cgroup/cgroup_update.c) and
 # crt_seccomp_send_listener (src/linux/seccomp.c).
 test_error_key_phrases() {
   make_bundle "$T/b" sleep 100

@@ -28,7 +28,7 @@ run_detached() {
   out=$(cat "$T/run.err")
 }
 
-# Guards cg_v1_hierarchies (src/linux/cgroup_v1.c): a hierarchy is a
+# Guards cg_v1_hierarchies (src/cgroup/cgroup_v1.c): a hierarchy is a
 # cgroup mount, not any directory under /sys/fs/cgroup (runc's own tests
 # leave empty ones such as net_cls behind for a moment).
 test_stray_controller_directory() {
@@ -48,7 +48,7 @@ test_stray_controller_directory() {
   [ -z "$(crt list -q)" ] || fail "run left a container"
 }
 
-# Guards crt_cgroup_check_existing (src/linux/cgroup.c): a pre-existing
+# Guards crt_cgroup_check_existing (src/cgroup/cgroup.c): a pre-existing
 # cgroupsPath whose freezer is FROZEN is refused at once, and nothing is
 # left behind (the cgroup itself is not the container's).  On the hybrid
 # host and on pure v1, where create checks it after the clone (nothing is
@@ -84,7 +84,7 @@ _frozen_cgroup_is_refused() {
   [ ! -d "/sys/fs/cgroup/pids/$cg" ] || fail "the refused create made /sys/fs/cgroup/pids/$cg"
 }
 
-# Guards crt_cgroup_check_existing (src/linux/cgroup.c): a cgroup that
+# Guards crt_cgroup_check_existing (src/cgroup/cgroup.c): a cgroup that
 # already has processes is refused, as runc >= 1.2 (1.1 warned), and left
 # as it was (hybrid and pure v1, as above).
 test_nonempty_cgroup_refused() {
@@ -124,7 +124,7 @@ _nonempty_cgroup_refused() {
   return 0
 }
 
-# Guards mkdir_cg's cpuset_inherit (src/linux/cgroup_v1.c): an empty
+# Guards mkdir_cg's cpuset_inherit (src/cgroup/cgroup_v1.c): an empty
 # pre-existing parent cpuset is filled from its parent (runc's
 # ensureParent), so create and update of cpus work.
 test_empty_parent_cpuset_is_filled() {
@@ -159,7 +159,7 @@ kill_paused() {
 }
 
 # Guards crt_container_kill (src/container/lifecycle.c) and crt_cgroup_kill
-# (src/linux/cgroup.c) on a paused container, as runc 1.1.5: kill of the
+# (src/cgroup/cgroup.c) on a paused container, as runc 1.1.5: kill of the
 # init with SIGKILL thaws the container (a frozen task's SIGKILL stays
 # pending on v1), with another signal leaves it paused; kill --all freezes,
 # signals and thaws, so a paused container ends up running (or stopped).
@@ -185,7 +185,7 @@ cg_line() {
   awk -F: -v c="$2" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' "/proc/$1/cgroup"
 }
 
-# Guards crt_cgroup_sub_for and crt_cgroup_sub_check (src/linux/cgroup.c):
+# Guards cg_sub_for and crt_cgroup_sub_check (src/cgroup/cgroup.c):
 # exec --cgroup in runc's per-controller form, given once per hierarchy;
 # the hierarchies not named keep the container's cgroup.
 test_exec_cgroup_controller_form() {

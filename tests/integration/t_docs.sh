@@ -213,7 +213,7 @@ test_architecture_names_every_source_file() {
 }
 
 # Layers only call down: no two .c files call each other, directly or
-# through others (docs/architecture.md, src/linux/cgroup_internal.h).  Read
+# through others (docs/architecture.md, src/cgroup/cgroup_internal.h).  Read
 # from the object files of the build the suite runs.
 test_no_call_cycles() {
   local out
@@ -236,6 +236,33 @@ test_headers_match_files() {
 test_layers_include_down() {
   local out
   out=$(cd "$REPO" && python3 tests/lint/layers.py 2>&1) || fail "includes of a higher layer: $out"
+}
+
+# No test-only symbol in a public header (tests/lint/test_only.py): what
+# include/crt/*.h declares is used by code in src/ and built into ./crt;
+# test hooks live in internal headers (src/linux/test_hooks.h,
+# src/util/testpoint.h, src/cgroup/cgroup_internal.h).
+test_no_test_only_public_symbol() {
+  local out
+  out=$(cd "$REPO" && python3 tests/lint/test_only.py 2>&1) || fail "test-only declarations in include/crt/: $out"
+}
+
+# The lint above can fail: a copy of the tree with one hook for the tests
+# and one for the test build declared in a public header is refused.
+test_test_only_lint_refuses_hooks() {
+  local t
+  t=$(mktemp -d)
+  cp -r "$REPO/include" "$REPO/src" "$t/"
+  printf 'void crt_only_for_tests(void);\n#ifdef CRT_TEST_POINTS\nvoid crt_only_when_testing(void);\n#endif\n' \
+    >>"$t/include/crt/str.h"
+  printf 'void crt_only_for_tests(void) {}\n#ifdef CRT_TEST_POINTS\nvoid crt_only_when_testing(void) {}\n#endif\n' \
+    >>"$t/src/util/str.c"
+  local out rc=0
+  out=$(python3 "$REPO/tests/lint/test_only.py" "$t" 2>&1) || rc=$?
+  rm -rf "$t"
+  [ "$rc" = 1 ] || fail "test_only.py passed a tree with test hooks in include/crt/str.h: $out"
+  grep -q "crt_only_for_tests is used by no code" <<<"$out" || fail "crt_only_for_tests not reported: $out"
+  grep -q "crt_only_when_testing is defined only in the test build" <<<"$out" || fail "crt_only_when_testing not reported: $out"
 }
 
 # No call through a cast function pointer (undefined behaviour, refused by

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Layers only include down: src/cli -> src/container -> src/linux -> src/spec -> src/util.
+"""Layers only include down: src/cli -> src/container -> src/cgroup -> src/linux -> src/spec -> src/util.
+
+src/cgroup stands beside src/linux as a module of its own, one step above
+it: the cgroup code reads /proc through procinfo.c and asks rootless.c,
+so no file of src/linux may include crt/cgroup.h (that would be a cycle).
 
 A header include/crt/X.h belongs to the layer of the file that implements
 it (src/L/X.c, or the module of header_files.py's MODULES); a header with
@@ -17,7 +21,7 @@ import sys
 
 from header_files import MODULES
 
-ORDER = ["util", "spec", "linux", "container", "cli"]
+ORDER = ["util", "spec", "linux", "cgroup", "container", "cli"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(?:\.\./\.\./include/)?crt/([A-Za-z0-9_]+)\.h"', re.M)
 
 

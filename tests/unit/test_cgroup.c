@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/linux/cgroup_internal.h"
+#include "../../src/cgroup/cgroup_internal.h"
 #include "crt/cgroup.h"
 #include "crt/fs.h"
 
@@ -63,10 +63,32 @@ static int setup(void **state) {
   return 0;
 }
 
+/* The tests' own root (no global override: a handle is opened on it),
+ * and the handles a test opened, closed by teardown. */
+static crt_cgroup_root root;
+static crt_cgroup *opened[64];
+static size_t n_opened;
+
+static void use_root(enum crt_cgroup_mode mode) { root = (crt_cgroup_root){.dir = tree, .mode = mode, .foreign = true}; }
+
+static crt_cgroup *open_at(const char *path, bool systemd) {
+  crt_err *e = NULL;
+  assert_true(n_opened < sizeof opened / sizeof opened[0]);
+  assert_int_equal(crt_cgroup_open(&root, path, systemd, &opened[n_opened], &e), 0);
+  return opened[n_opened++];
+}
+
+/* The handle of path (NULL: none yet) under the current root. */
+static crt_cgroup *cg(const char *path) { return open_at(path, false); }
+
+static int close_opened(void **state) {
+  while (n_opened) crt_cgroup_close(opened[--n_opened]);
+  return 0;
+}
+
 static int teardown(void **state) {
   crt_rm_rf(tree);
-  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
-  return 0;
+  return close_opened(state);
 }
 
 static const char *const v2_files[] = {"memory.max", "memory.low", "memory.swap.max", "cpu.weight", "cpu.max",
@@ -75,7 +97,7 @@ static const char *const v2_files[] = {"memory.max", "memory.low", "memory.swap.
                                        "memory.high", "cgroup.events", "cgroup.freeze", NULL};
 
 static char *v2_tree(const char *path) {
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
+  use_root(CRT_CGROUP_MODE_V2);
   touch(tree, "cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma\n");
   touch(tree, "cgroup.subtree_control", "");
   char *d = mkdirs(path);
@@ -110,7 +132,7 @@ static void test_v2_translations(void **state) {
   crt_kv kv = {"memory.high", "200000000"};
   r.unified = (crt_kvv){&kv, 1};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/c1", &r, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/c1"), &r, &e), 0);
   assert_file(d, "memory.max", "104857600");
   assert_file(d, "memory.swap.max", "209715200"); /* swap - limit */
   assert_file(d, "memory.low", "52428800");
@@ -132,7 +154,7 @@ static void test_v2_translations(void **state) {
   u.memory.limit = (crt_i64){true, -1};
   u.pids.limit = (crt_i64){true, -1};
   u.cpu.quota = (crt_i64){true, -1};
-  assert_int_equal(crt_cgroup_update("/c1", &u, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/c1"), &u, &e), 0);
   assert_file(d, "memory.max", "max");
   assert_file(d, "memory.swap.max", "max");
   assert_file(d, "pids.max", "max");
@@ -146,32 +168,32 @@ static void test_v2_errors(void **state) {
   crt_resources r = {0};
   r.memory.limit = (crt_i64){true, 200};
   r.memory.swap = (crt_i64){true, 100};
-  assert_int_equal(crt_cgroup_update("/c2", &r, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/c2"), &r, &e), -1);
   assert_non_null(strstr(e->msg, "should be >= memory.limit"));
   crt_err_free(&e);
 
   crt_resources n = {0};
   n.network.class_id = (crt_u64){true, 7};
-  assert_int_equal(crt_cgroup_update("/c2", &n, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/c2"), &n, &e), -1);
   assert_non_null(strstr(e->msg, "net_cls"));
   crt_err_free(&e);
 
   crt_resources rt = {0};
   rt.cpu.realtime_runtime = (crt_i64){true, 1000};
-  assert_int_equal(crt_cgroup_update("/c2", &rt, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/c2"), &rt, &e), -1);
   crt_err_free(&e);
 
   crt_kv kv = {"memory.nosuch", "1"};
   crt_resources un = {0};
   un.unified = (crt_kvv){&kv, 1};
-  assert_int_equal(crt_cgroup_update("/c2", &un, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/c2"), &un, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write memory.nosuch"));
   assert_int_equal(e->errnum, ENOENT);
   crt_err_free(&e);
 
   crt_kv bad = {"../escape", "1"};
   un.unified = (crt_kvv){&bad, 1};
-  assert_int_equal(crt_cgroup_update("/c2", &un, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/c2"), &un, &e), -1);
   assert_non_null(strstr(e->msg, "invalid key"));
   crt_err_free(&e);
   free(d);
@@ -211,7 +233,7 @@ static void test_v2_enter(void **state) {
   crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
   char *path = NULL;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_enter(&cfg, 1234, &path, &e), 0);
+  assert_int_equal(crt_cgroup_enter(cg(NULL), &cfg, 1234, &path, &e), 0);
   assert_string_equal(path, "/a/b");
   assert_file(d, "cgroup.procs", "1234");
   assert_file(d, "pids.max", "10");
@@ -222,14 +244,14 @@ static void test_v2_enter(void **state) {
   /* default path: the id; ".." cannot climb above the root */
   l.cgroups_path = NULL;
   free(mkdirs("/c1"));
-  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1); /* /c1 (the id) lacks the files */
+  assert_int_equal(crt_cgroup_enter(cg(NULL), &cfg, 1, &path, &e), -1); /* /c1 (the id) lacks the files */
   assert_non_null(strstr(e->msg, "cgroup: write pids.max"));
   crt_err_free(&e);
   l.cgroups_path = "/../../x";
   char *x = mkdirs("/x");
   touch(x, "cgroup.procs", "");
   touch(x, "pids.max", "");
-  assert_int_equal(crt_cgroup_enter(&cfg, 7, &path, &e), 0);
+  assert_int_equal(crt_cgroup_enter(cg(NULL), &cfg, 7, &path, &e), 0);
   assert_string_equal(path, "/x");
   free(path);
   free(x);
@@ -247,7 +269,7 @@ static void test_v2_enter_undo(void **state) {
   char *path = NULL;
   crt_err *e = NULL;
   /* the new dirs lack cgroup.procs: enter fails and removes what it made */
-  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  assert_int_equal(crt_cgroup_enter(cg(NULL), &cfg, 1, &path, &e), -1);
   crt_err_free(&e);
   char p[512];
   snprintf(p, sizeof p, "%s/new", tree);
@@ -268,12 +290,12 @@ static void test_rootless_skip(void **state) {
     crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .rootless = true};
     char *path = NULL;
     crt_err *e = NULL;
-    int rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    int rc = crt_cgroup_enter(cg(NULL), &cfg, getpid(), &path, &e);
     int ok = rc == 0 && path && *path == 0;
     free(path);
     crt_err_free(&e);
     cfg.rootless = false;
-    rc = crt_cgroup_enter(&cfg, getpid(), &path, &e);
+    rc = crt_cgroup_enter(cg(NULL), &cfg, getpid(), &path, &e);
     ok = ok && rc < 0 && e && e->errnum == EACCES;
     crt_err_free(&e);
     _exit(ok ? 0 : 1);
@@ -281,6 +303,39 @@ static void test_rootless_skip(void **state) {
   int st;
   assert_int_equal(waitpid(c, &st, 0), c);
   if (geteuid() == 0) assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* What the root says, not a test switch, decides the questions a foreign
+ * tree cannot answer the kernel's way: who is in a cgroup (its
+ * cgroup.procs files, not /proc/PID/cgroup), where a relative path starts
+ * (its top, not the caller's cgroup), and which directories are v1
+ * hierarchies (any, not only cgroup mounts). */
+static void test_foreign_root(void **state) {
+  char *d = v2_tree("/fr");
+  touch(d, "cgroup.procs", "424242\n");
+  assert_int_equal(crt_cgroup_has_pid(cg("/fr"), 424242), 1);
+  crt_linux l = {.cgroups_path = "rel/c"};
+  crt_spec spec = {.linux_ = &l};
+  crt_cgroup_config cfg = {.id = "c", .spec = &spec};
+  char *path = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_resolve_path(cg(NULL), &cfg, &path, &e), 0);
+  assert_string_equal(path, "/rel/c");
+  free(path);
+  /* the same tree as the kernel's: /proc/424242/cgroup (no such process)
+   * decides, the listing is not read */
+  root.foreign = false;
+  assert_int_equal(crt_cgroup_has_pid(cg("/fr"), 424242), -1);
+  use_root(CRT_CGROUP_MODE_V1);
+  free(mkdirs("/memory"));
+  char **h = cg_v1_hierarchies(&root);
+  assert_non_null(h[0]); /* a plain directory is a hierarchy of a foreign tree */
+  cg_strv_free(h);
+  root.foreign = false;
+  h = cg_v1_hierarchies(&root);
+  assert_null(h[0]); /* of the kernel's, only a cgroup mount */
+  cg_strv_free(h);
+  free(d);
 }
 
 static void test_v2_freeze_pids_stats(void **state) {
@@ -291,18 +346,18 @@ static void test_v2_freeze_pids_stats(void **state) {
   pid_t *pids = NULL;
   size_t n = 0;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_pids("/f", &pids, &n, &e), 0);
+  assert_int_equal(crt_cgroup_pids(cg("/f"), &pids, &n, &e), 0);
   assert_int_equal(n, 3);
   assert_int_equal(pids[0] + pids[1] + pids[2], 33);
   free(pids);
 
   touch(d, "cgroup.events", "populated 1\nfrozen 1\n");
-  assert_int_equal(crt_cgroup_freeze("/f", true, &e), 0);
+  assert_int_equal(crt_cgroup_freeze(cg("/f"), true, &e), 0);
   assert_file(d, "cgroup.freeze", "1");
-  assert_int_equal(crt_cgroup_is_frozen("/f"), 1);
+  assert_int_equal(crt_cgroup_is_frozen(cg("/f")), 1);
   touch(d, "cgroup.events", "populated 1\nfrozen 0\n");
-  assert_int_equal(crt_cgroup_is_frozen("/f"), 0);
-  assert_int_equal(crt_cgroup_freeze("/f", false, &e), 0);
+  assert_int_equal(crt_cgroup_is_frozen(cg("/f")), 0);
+  assert_int_equal(crt_cgroup_freeze(cg("/f"), false, &e), 0);
   assert_file(d, "cgroup.freeze", "0");
 
   touch(d, "cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\nnr_periods 4\nnr_throttled 1\nthrottled_usec 9\n");
@@ -317,7 +372,7 @@ static void test_v2_freeze_pids_stats(void **state) {
   touch(d, "hugetlb.2MB.max", "max\n");
   touch(d, "hugetlb.2MB.events", "max 4\n");
   crt_cgroup_stats st;
-  assert_int_equal(crt_cgroup_get_stats("/f", &st, &e), 0);
+  assert_int_equal(crt_cgroup_get_stats(cg("/f"), &st, &e), 0);
   assert_int_equal(st.cpu_total, 5000);
   assert_int_equal(st.cpu_kernel, 2000);
   assert_int_equal(st.throttled_time, 9000);
@@ -350,7 +405,7 @@ static const char *const v1_files[] = {
     "cgroup.procs", "freezer.state", "devices.allow", "devices.deny", NULL};
 
 static void v1_tree(const char *path) {
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  use_root(CRT_CGROUP_MODE_V1);
   for (size_t i = 0; v1_ctrl[i]; i++) {
     char rel[256];
     snprintf(rel, sizeof rel, "/%s%s", v1_ctrl[i], path);
@@ -398,7 +453,7 @@ static void test_v1_resources(void **state) {
   r.network.priorities = &pr;
   r.network.n_priorities = 1;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/v1", &r, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/v1"), &r, &e), 0);
   char *m = v1dir("memory", "/v1"), *c = v1dir("cpu", "/v1"), *cs = v1dir("cpuset", "/v1"),
        *p = v1dir("pids", "/v1"), *b = v1dir("blkio", "/v1"), *hu = v1dir("hugetlb", "/v1"),
        *nc = v1dir("net_cls", "/v1"), *np = v1dir("net_prio", "/v1");
@@ -430,21 +485,21 @@ static void test_v1_errors(void **state) {
   crt_err *e = NULL;
   crt_resources r = {0};
   r.blkio.weight = (crt_u64){true, 500};
-  assert_int_equal(crt_cgroup_update("/v1e", &r, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/v1e"), &r, &e), -1);
   assert_string_equal(e->msg, "cgroup: write blkio.weight: No such file or directory");
   crt_err_free(&e);
 
   crt_kv kv = {"memory.high", "1"};
   crt_resources u = {0};
   u.unified = (crt_kvv){&kv, 1};
-  assert_int_equal(crt_cgroup_update("/v1e", &u, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/v1e"), &u, &e), -1);
   assert_non_null(strstr(e->msg, "requires cgroup v2"));
   crt_err_free(&e);
 
   /* kernelTCP without the file: a warning, not an error */
   crt_resources k = {0};
   k.memory.kernel_tcp = (crt_i64){true, 1};
-  assert_int_equal(crt_cgroup_update("/v1e", &k, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/v1e"), &k, &e), 0);
 }
 
 static void test_v1_enter(void **state) {
@@ -459,7 +514,7 @@ static void test_v1_enter(void **state) {
   crt_cgroup_config cfg = {.id = "x", .spec = &spec};
   char *path = NULL;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_enter(&cfg, 4321, &path, &e), 0);
+  assert_int_equal(crt_cgroup_enter(cg(NULL), &cfg, 4321, &path, &e), 0);
   assert_string_equal(path, "/e1");
   for (size_t i = 0; v1_ctrl[i]; i++) {
     char *d = v1dir(v1_ctrl[i], "/e1");
@@ -495,14 +550,14 @@ static void test_v1_prepare_and_self_join(void **state) {
   crt_spec spec = {0};
   spec.linux_ = &l;
   crt_cgroup_config cfg = {.id = "x", .spec = &spec};
-  assert_true(crt_cgroup_prepares(&cfg));
+  assert_true(crt_cgroup_prepares(cg(NULL), &cfg));
   cfg.rootless = true;
-  assert_false(crt_cgroup_prepares(&cfg)); /* rootless v1: crt_cgroup_enter after the clone */
+  assert_false(crt_cgroup_prepares(cg(NULL), &cfg)); /* rootless v1: crt_cgroup_enter after the clone */
   cfg.rootless = false;
   enum crt_cgroup_prepared got;
   int fd = 0;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_prepare(&cfg, "/e2", &got, &fd, &e), 0);
+  assert_int_equal(crt_cgroup_prepare(cg("/e2"), &cfg, &got, &fd, &e), 0);
   assert_int_equal(got, CRT_CGROUP_PREPARED);
   assert_int_equal(fd, -1); /* no cgroup2 hierarchy to clone into */
   char *m = v1dir("memory", "/e2");
@@ -510,11 +565,11 @@ static void test_v1_prepare_and_self_join(void **state) {
   assert_file(m, "cgroup.procs", "");
   free(m);
   crt_cgroup_tasks t;
-  assert_int_equal(crt_cgroup_open_tasks("/e2", &t, &e), 0);
+  assert_int_equal(crt_cgroup_open_tasks(cg("/e2"), &t, &e), 0);
   assert_true(t.n >= 9);
   assert_int_equal(crt_cgroup_tasks_join(&t, &e), 0);
   crt_cgroup_tasks_free(&t);
-  assert_int_equal(crt_cgroup_join("/e2", NULL, 4321, true, &e), 0);
+  assert_int_equal(crt_cgroup_join(cg("/e2"), NULL, 4321, true, &e), 0);
   for (size_t i = 0; v1_ctrl[i]; i++) {
     char *d = v1dir(v1_ctrl[i], "/e2");
     assert_file(d, "tasks", "0");
@@ -522,7 +577,7 @@ static void test_v1_prepare_and_self_join(void **state) {
     free(d);
   }
   /* not joined by itself: moved by pid */
-  assert_int_equal(crt_cgroup_join("/e2", NULL, 4321, false, &e), 0);
+  assert_int_equal(crt_cgroup_join(cg("/e2"), NULL, 4321, false, &e), 0);
   char *p = v1dir("pids", "/e2");
   assert_file(p, "cgroup.procs", "4321");
   free(p);
@@ -533,7 +588,7 @@ static void test_v1_prepare_and_self_join(void **state) {
  * the clone, writes the resources and opens every hierarchy's tasks file
  * for the process to join itself.  Not on v2, rootless or systemd. */
 static void test_v1_prepare_late(void **state) {
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
+  use_root(CRT_CGROUP_MODE_V1);
   crt_linux l = {0};
   crt_resources r = {0};
   r.memory.limit = (crt_i64){true, 16384};
@@ -541,17 +596,15 @@ static void test_v1_prepare_late(void **state) {
   crt_spec spec = {0};
   spec.linux_ = &l;
   crt_cgroup_config cfg = {.id = "x", .spec = &spec, .v1_late = true};
-  assert_true(crt_cgroup_v1_late(&cfg));
+  assert_true(crt_cgroup_v1_late(cg(NULL), &cfg));
   cfg.rootless = true;
-  assert_false(crt_cgroup_v1_late(&cfg));
+  assert_false(crt_cgroup_v1_late(cg(NULL), &cfg));
   cfg.rootless = false;
-  cfg.systemd = true;
-  assert_false(crt_cgroup_v1_late(&cfg));
-  cfg.systemd = false;
+  assert_false(crt_cgroup_v1_late(open_at(NULL, true), &cfg)); /* systemd */
   enum crt_cgroup_prepared got;
   int fd = 0;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_prepare(&cfg, "/e3", &got, &fd, &e), 0);
+  assert_int_equal(crt_cgroup_prepare(cg("/e3"), &cfg, &got, &fd, &e), 0);
   assert_int_equal(got, CRT_CGROUP_PREPARED);
   assert_int_equal(fd, -1);
   char *m = v1dir("memory", "/e3");
@@ -563,7 +616,7 @@ static void test_v1_prepare_late(void **state) {
     free(d);
   }
   crt_cgroup_tasks t;
-  assert_int_equal(crt_cgroup_prepare_v1(&cfg, "/e3", &t, &e), 0);
+  assert_int_equal(crt_cgroup_prepare_v1(cg("/e3"), &cfg, &t, &e), 0);
   assert_file(m, "memory.limit_in_bytes", "16384");
   assert_true(t.n >= 9);
   assert_int_equal(crt_cgroup_tasks_join(&t, &e), 0);
@@ -571,8 +624,8 @@ static void test_v1_prepare_late(void **state) {
   assert_file(m, "tasks", "0");
   assert_file(m, "cgroup.procs", "");
   free(m);
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
-  assert_false(crt_cgroup_v1_late(&cfg));
+  use_root(CRT_CGROUP_MODE_V2);
+  assert_false(crt_cgroup_v1_late(cg(NULL), &cfg));
 }
 
 /* runc's ensureParent: an empty pre-existing parent cpuset is filled from
@@ -580,47 +633,58 @@ static void test_v1_prepare_late(void **state) {
  * change of root despite their cache. */
 static void test_v1_empty_parent_cpuset(void **state) {
   v1_tree("/p/c");
-  char *root = v1dir("cpuset", ""), *p = v1dir("cpuset", "/p"), *c = v1dir("cpuset", "/p/c");
-  touch(root, "cpuset.cpus", "0-1\n");
-  touch(root, "cpuset.mems", "0\n");
+  char *top = v1dir("cpuset", ""), *p = v1dir("cpuset", "/p"), *c = v1dir("cpuset", "/p/c");
+  touch(top, "cpuset.cpus", "0-1\n");
+  touch(top, "cpuset.mems", "0\n");
   touch(p, "cpuset.cpus", "\n");
   touch(p, "cpuset.mems", "");
-  char **h = cg_v1_hierarchies();
+  char **h = cg_v1_hierarchies(&root);
   assert_non_null(h);
   assert_non_null(h[0]);
   assert_ptr_equal(strstr(h[0], tree), h[0]);
   cg_strv_free(h);
   crt_err *e = NULL;
-  assert_int_equal(cg_v1_enter(&cg_driver_v1, "/p/c", NULL, false, 99, &e), 0);
+  assert_int_equal(cg_v1_enter(&cg(NULL)->fs, "/p/c", NULL, false, 99, &e), 0);
   assert_file(p, "cpuset.cpus", "0-1");
   assert_file(p, "cpuset.mems", "0");
   assert_file(c, "cpuset.cpus", "0-1");
-  free(root), free(p), free(c);
+  free(top), free(p), free(c);
 }
 
-/* The driver is chosen from the mode once, again after a change of root;
- * systemd wraps it, replacing only the path, start and stop. */
+/* A handle takes its root's layout's driver (a copy, with the handle's
+ * root); systemd wraps it, replacing only the path, start and stop. */
 static void test_driver_table(void **state) {
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
-  assert_ptr_equal(cg_drv(), &cg_driver_v2);
-  assert_ptr_equal(cg_drv_for(false), &cg_driver_v2);
-  const cg_driver *sd = cg_drv_for(true);
+  use_root(CRT_CGROUP_MODE_V2);
+  crt_cgroup *v2 = cg("/a");
+  assert_ptr_equal(v2->fs.apply, cg_driver_v2.apply);
+  assert_ptr_equal(v2->drv.resolve, cg_driver_v2.resolve);
+  assert_ptr_equal(v2->fs.root, &v2->root);
+  assert_string_equal(v2->fs.root->dir, tree);
+  assert_true(v2->root.foreign);
+  const cg_driver *sd = &open_at("/a", true)->drv;
   assert_ptr_equal(sd->apply, cg_driver_v2.apply);
   assert_ptr_equal(sd->stats, cg_driver_v2.stats);
   assert_ptr_not_equal(sd->resolve, cg_driver_v2.resolve);
   assert_non_null(sd->start);
   assert_non_null(sd->stop);
   assert_null(sd->prepare);
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_HYBRID);
-  assert_ptr_equal(cg_drv(), &cg_driver_hybrid);
-  assert_ptr_equal(cg_drv_for(true)->apply, cg_driver_hybrid.apply);
-  assert_string_equal(cg_drv()->unified, "unified");
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V1);
-  assert_ptr_equal(cg_drv(), &cg_driver_v1);
-  assert_null(cg_drv()->unified);
-  assert_non_null(cg_drv()->prepare); /* made before the clone, joined by the process itself */
-  assert_null(cg_drv()->configure);
-  assert_null(cg_drv()->kill_all);
+  use_root(CRT_CGROUP_MODE_HYBRID);
+  crt_cgroup *hy = cg("/a");
+  assert_ptr_equal(hy->fs.apply, cg_driver_hybrid.apply);
+  assert_ptr_equal(open_at("/a", true)->drv.apply, cg_driver_hybrid.apply);
+  assert_string_equal(hy->fs.unified, "unified");
+  assert_int_equal(crt_cgroup_mode(hy), CRT_CGROUP_MODE_HYBRID);
+  use_root(CRT_CGROUP_MODE_V1);
+  const cg_driver *v1 = &cg("/a")->drv;
+  assert_ptr_equal(v1->apply, cg_driver_v1.apply);
+  assert_null(v1->unified);
+  assert_non_null(v1->prepare); /* made before the clone, joined by the process itself */
+  assert_null(v1->configure);
+  assert_null(v1->kill_all);
+  /* the first handle kept its own root and driver */
+  assert_ptr_equal(v2->fs.apply, cg_driver_v2.apply);
+  assert_int_equal(crt_cgroup_mode(v2), CRT_CGROUP_MODE_V2);
+  assert_string_equal(crt_cgroup_path(v2), "/a");
 }
 
 /* exec --cgroup: runc's getSubCgroupPaths refusals; a controller form
@@ -628,32 +692,32 @@ static void test_driver_table(void **state) {
 static void test_exec_sub_cgroup(void **state) {
   (void)state;
   crt_err *e = NULL;
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_HYBRID);
-  assert_int_equal(crt_cgroup_sub_check("foo", &e), 0);
-  assert_int_equal(crt_cgroup_sub_check("cpu,memory:a\npids:b", &e), 0);
-  assert_int_equal(crt_cgroup_sub_check("foo\npids:b", &e), -1);
+  use_root(CRT_CGROUP_MODE_HYBRID);
+  assert_int_equal(crt_cgroup_sub_check(&root, "foo", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check(&root, "cpu,memory:a\npids:b", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check(&root, "foo\npids:b", &e), -1);
   assert_non_null(strstr(e->msg, "missing <controller>: prefix"));
   crt_err_free(&e);
-  assert_int_equal(crt_cgroup_sub_check("cpu,:a", &e), -1);
+  assert_int_equal(crt_cgroup_sub_check(&root, "cpu,:a", &e), -1);
   assert_non_null(strstr(e->msg, "empty <controller> prefix"));
   crt_err_free(&e);
-  assert_int_equal(crt_cgroup_sub_check("cpu:a\ncpu:b", &e), -1);
+  assert_int_equal(crt_cgroup_sub_check(&root, "cpu:a\ncpu:b", &e), -1);
   assert_non_null(strstr(e->msg, "controller cpu specified multiple times"));
   crt_err_free(&e);
-  assert_int_equal(crt_cgroup_sub_check("pids:../x", &e), -1);
+  assert_int_equal(crt_cgroup_sub_check(&root, "pids:../x", &e), -1);
   assert_non_null(strstr(e->msg, "not a sub cgroup path"));
   crt_err_free(&e);
-  char *s = crt_cgroup_sub_for("cpu,memory:a\npids:b", "cpu,cpuacct");
+  char *s = cg_sub_for("cpu,memory:a\npids:b", "cpu,cpuacct");
   assert_string_equal(s, "a");
   free(s);
-  assert_null(crt_cgroup_sub_for("cpu,memory:a\npids:b", "blkio"));
-  assert_null(crt_cgroup_sub_for("pids:b", ""));
-  s = crt_cgroup_sub_for("foo", "");
+  assert_null(cg_sub_for("cpu,memory:a\npids:b", "blkio"));
+  assert_null(cg_sub_for("pids:b", ""));
+  s = cg_sub_for("foo", "");
   assert_string_equal(s, "foo");
   free(s);
-  crt_cgroup_set_root(tree, CRT_CGROUP_MODE_V2);
-  assert_int_equal(crt_cgroup_sub_check("foo", &e), 0);
-  assert_int_equal(crt_cgroup_sub_check("memory:foo", &e), -1);
+  use_root(CRT_CGROUP_MODE_V2);
+  assert_int_equal(crt_cgroup_sub_check(&root, "foo", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check(&root, "memory:foo", &e), -1);
   assert_string_equal(e->msg, "unknown controller memory in SubCgroupPaths");
   crt_err_free(&e);
 }
@@ -746,13 +810,13 @@ static void test_v1_zero_means_unset(void **state) {
   crt_blkio_weight_device wd;
   crt_resources r = docker_zeros(&wd);
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/z1", &r, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/z1"), &r, &e), 0);
   assert_all(m, mem, "old"), assert_all(c, cpu, "old"), assert_all(b, blkio, "old"), assert_all(p, pids, "old"),
       assert_all(n, net, "old");
   /* memory -1 without swap: both unlimited (runc) */
   crt_resources u = {0};
   u.memory.limit = (crt_i64){true, -1};
-  assert_int_equal(crt_cgroup_update("/z1", &u, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/z1"), &u, &e), 0);
   assert_file(m, "memory.limit_in_bytes", "-1");
   assert_file(m, "memory.memsw.limit_in_bytes", "-1");
   free(m), free(c), free(b), free(p), free(n);
@@ -766,13 +830,13 @@ static void test_v2_zero_means_unset(void **state) {
   crt_blkio_weight_device wd;
   crt_resources r = docker_zeros(&wd);
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/z2", &r, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/z2"), &r, &e), 0);
   assert_all(d, files, "old");
   /* swap equal to the limit disables swap (runc writes "0") */
   crt_resources s = {0};
   s.memory.limit = (crt_i64){true, 1 << 20};
   s.memory.swap = (crt_i64){true, 1 << 20};
-  assert_int_equal(crt_cgroup_update("/z2", &s, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/z2"), &s, &e), 0);
   assert_file(d, "memory.swap.max", "0");
   assert_file(d, "memory.max", "1048576");
   free(d);
@@ -790,7 +854,7 @@ static void test_update_all_or_nothing(void **state) {
   bad.memory.limit = (crt_i64){true, 4096};
   bad.cpu.period = (crt_u64){true, 10};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/rb", &bad, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/rb"), &bad, &e), -1);
   assert_string_equal(e->msg, "cgroup: invalid cpu.period 10 (1000-1000000 us, or 0 to leave it)");
   crt_err_free(&e);
   assert_file(m, "memory.limit_in_bytes", "1000\n");
@@ -804,7 +868,7 @@ static void test_update_all_or_nothing(void **state) {
   r.memory.limit = (crt_i64){true, 4096};
   r.memory.reservation = (crt_i64){true, 2048};
   r.cpu.period = (crt_u64){true, 100000};
-  assert_int_equal(crt_cgroup_update("/rb", &r, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/rb"), &r, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write cpu.cfs_period_us"));
   assert_non_null(strstr(e->msg, "the 2 file(s) already written were restored"));
   crt_err_free(&e);
@@ -819,7 +883,7 @@ static void test_update_all_or_nothing(void **state) {
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   crt_resources d = {.devices = &deny_all, .n_devices = 1};
   d.memory.limit = (crt_i64){true, 8192};
-  assert_int_equal(crt_cgroup_update("/rb", &d, false, &e), -1);
+  assert_int_equal(crt_cgroup_update(cg("/rb"), &d, &e), -1);
   assert_non_null(strstr(e->msg, "cgroup: write devices.allow"));
   crt_err_free(&e);
   assert_file(m, "memory.limit_in_bytes", "1000");
@@ -835,7 +899,7 @@ static void test_update_devices_deny_all(void **state) {
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   crt_resources r = {.devices = &deny_all, .n_devices = 1};
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_update("/ud", &r, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(cg("/ud"), &r, &e), 0);
   /* the reset to deny-all, then the update's deny-all as the last write */
   assert_file(dv, "devices.deny", "aa");
   crt_device_rule *rules = NULL;
@@ -849,21 +913,22 @@ static void test_update_devices_deny_all(void **state) {
 }
 
 static void test_systemd_and_mode(void **state) {
-  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
-  enum crt_cgroup_mode m = crt_cgroup_mode();
+  root = *crt_cgroup_host();
+  assert_false(root.foreign); /* a unit test is never the test build */
+  enum crt_cgroup_mode m = root.mode;
   assert_true(m == CRT_CGROUP_MODE_V1 || m == CRT_CGROUP_MODE_HYBRID || m == CRT_CGROUP_MODE_V2);
   crt_linux l = {.cgroups_path = "system.slice:crt:c1"};
   crt_spec spec = {.linux_ = &l};
-  crt_cgroup_config cfg = {.id = "c1", .spec = &spec, .systemd = true};
+  crt_cgroup_config cfg = {.id = "c1", .spec = &spec};
   char *path = NULL;
   crt_err *e = NULL;
-  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  assert_int_equal(crt_cgroup_enter(open_at(NULL, true), &cfg, 1, &path, &e), -1);
   if (access("/run/systemd/system", F_OK) != 0)
     assert_string_equal(e->msg,
                         "systemd cgroup manager: systemd is not running (no /run/systemd/system): No such file or directory");
   crt_err_free(&e);
   l.cgroups_path = "bad";
-  assert_int_equal(crt_cgroup_enter(&cfg, 1, &path, &e), -1);
+  assert_int_equal(crt_cgroup_enter(open_at(NULL, true), &cfg, 1, &path, &e), -1);
   assert_non_null(strstr(e->msg, "slice:prefix:name"));
   crt_err_free(&e);
 }
@@ -990,6 +1055,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v2_errors, setup, teardown),
       cmocka_unit_test(test_formulas),
       cmocka_unit_test_setup_teardown(test_v2_enter, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_foreign_root, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_enter_undo, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rootless_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_v2_freeze_pids_stats, setup, teardown),
@@ -1006,7 +1072,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_v2_zero_means_unset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_update_all_or_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_update_devices_deny_all, setup, teardown),
-      cmocka_unit_test(test_systemd_and_mode),
+      cmocka_unit_test_teardown(test_systemd_and_mode, close_opened),
       cmocka_unit_test(test_systemd_paths),
       cmocka_unit_test(test_parse_size),
       cmocka_unit_test(test_parse_resources_json),

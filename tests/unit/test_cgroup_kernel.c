@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/linux/cgroup_internal.h"
+#include "../../src/cgroup/cgroup_internal.h"
 #include "crt/cgroup.h"
 #include "crt/fs.h"
 
@@ -103,14 +103,36 @@ static char *readf(const char *dir, const char *file) {
 
 /* ---- (a) v1 ---- */
 
+/* A handle of path under the host's root (the test's own, for the cgroup
+ * made there). */
+static crt_cgroup *host_cg(const char *path) {
+  crt_cgroup *cg = NULL;
+  crt_err *e = NULL;
+  assert_int_equal(crt_cgroup_open(crt_cgroup_host(), path, false, &cg, &e), 0);
+  return cg;
+}
+
+/* The cgroup's directory on the hierarchy of controller (NULL: the main one). */
+static char *cg_dir(const crt_cgroup *cg, const char *controller) {
+  return cg->fs.dir(&cg->fs, cg->path, controller);
+}
+
+/* Removes the cgroup a test made, and its handle. */
+static void drop(crt_cgroup **cg) {
+  crt_err *e = NULL;
+  crt_cgroup_destroy(*cg, &e);
+  crt_err_free(&e);
+  crt_cgroup_close(*cg);
+  *cg = NULL;
+}
+
 static char v1_path[64];
+static crt_cgroup *v1cg;
 static worker v1w;
 
 static int v1_teardown(void **state) {
   worker_stop(&v1w);
-  crt_err *e = NULL;
-  crt_cgroup_destroy(v1_path, &e);
-  crt_err_free(&e);
+  drop(&v1cg);
   return 0;
 }
 
@@ -121,9 +143,9 @@ static bool v1_available(void) {
 
 static void test_v1_real(void **state) {
   if (!v1_available()) skip();
-  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) skip();
+  if (crt_cgroup_host()->mode == CRT_CGROUP_MODE_V2) skip();
   snprintf(v1_path, sizeof v1_path, "/crt-t-unit-%d", (int)getpid());
+  v1cg = host_cg(v1_path);
   assert_int_equal(worker_start(&v1w), 0);
 
   crt_resources r = {0};
@@ -140,20 +162,20 @@ static void test_v1_real(void **state) {
   crt_cgroup_config cfg = {.id = "t", .spec = &spec};
   char *path = NULL;
   crt_err *e = NULL;
-  int rc = crt_cgroup_enter(&cfg, v1w.pid, &path, &e);
+  int rc = crt_cgroup_enter(v1cg, &cfg, v1w.pid, &path, &e);
   if (rc < 0) fail_msg("enter: %s", e->msg);
   assert_string_equal(path, v1_path);
   free(path);
 
-  char *mem = crt_cgroup_dir(v1_path, "memory"), *pids = crt_cgroup_dir(v1_path, "pids"),
-       *dev = crt_cgroup_dir(v1_path, "devices"), *cpuset = crt_cgroup_dir(v1_path, "cpuset");
+  char *mem = cg_dir(v1cg, "memory"), *pids = cg_dir(v1cg, "pids"),
+       *dev = cg_dir(v1cg, "devices"), *cpuset = cg_dir(v1cg, "cpuset");
   char *s = readf(mem, "memory.limit_in_bytes");
   assert_string_equal(s, "67108864");
   free(s);
   s = readf(pids, "pids.max");
   assert_string_equal(s, "1");
   free(s);
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_HYBRID && access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
+  if (crt_cgroup_mode(v1cg) == CRT_CGROUP_MODE_HYBRID && access("/sys/fs/cgroup/hugetlb", F_OK) != 0) {
     /* this host has hugetlb only on the unified hierarchy */
     char u[256];
     snprintf(u, sizeof u, "/sys/fs/cgroup/unified%s", v1_path);
@@ -174,7 +196,7 @@ static void test_v1_real(void **state) {
   free(s);
   pid_t *list = NULL;
   size_t n = 0;
-  assert_int_equal(crt_cgroup_pids(v1_path, &list, &n, &e), 0);
+  assert_int_equal(crt_cgroup_pids(v1cg, &list, &n, &e), 0);
   assert_int_equal(n, 1);
   assert_int_equal(list[0], v1w.pid);
   free(list);
@@ -183,7 +205,7 @@ static void test_v1_real(void **state) {
   assert_int_equal(worker_do(&v1w, 'f'), EAGAIN);
   crt_resources more = {0};
   more.pids.limit = (crt_i64){true, 10};
-  assert_int_equal(crt_cgroup_update(v1_path, &more, false, &e), 0);
+  assert_int_equal(crt_cgroup_update(v1cg, &more, &e), 0);
   assert_int_equal(worker_do(&v1w, 'f'), 0);
 
   /* devices: the default rules allow /dev/null; a deny-all list does not */
@@ -198,16 +220,16 @@ static void test_v1_real(void **state) {
   free(s);
 
   /* freezer */
-  assert_int_equal(crt_cgroup_is_frozen(v1_path), 0);
-  assert_int_equal(crt_cgroup_freeze(v1_path, true, &e), 0);
-  assert_int_equal(crt_cgroup_is_frozen(v1_path), 1);
-  assert_int_equal(crt_cgroup_freeze(v1_path, false, &e), 0);
-  assert_int_equal(crt_cgroup_is_frozen(v1_path), 0);
+  assert_int_equal(crt_cgroup_is_frozen(v1cg), 0);
+  assert_int_equal(crt_cgroup_freeze(v1cg, true, &e), 0);
+  assert_int_equal(crt_cgroup_is_frozen(v1cg), 1);
+  assert_int_equal(crt_cgroup_freeze(v1cg, false, &e), 0);
+  assert_int_equal(crt_cgroup_is_frozen(v1cg), 0);
   assert_int_equal(worker_do(&v1w, 'o'), 0);
 
   /* stats read from the live cgroup */
   crt_cgroup_stats st;
-  assert_int_equal(crt_cgroup_get_stats(v1_path, &st, &e), 0);
+  assert_int_equal(crt_cgroup_get_stats(v1cg, &st, &e), 0);
   assert_int_equal(st.mem_limit, 64 << 20);
   assert_int_equal(st.pids_current, 1);
   assert_int_equal(st.pids_limit, 10);
@@ -216,41 +238,40 @@ static void test_v1_real(void **state) {
 
   /* kill through the cgroup, paused (it must be thawed to die), then
    * nothing may be left */
-  assert_int_equal(crt_cgroup_freeze(v1_path, true, &e), 0);
-  assert_int_equal(crt_cgroup_kill(v1_path, SIGKILL, &e), 0);
+  assert_int_equal(crt_cgroup_freeze(v1cg, true, &e), 0);
+  assert_int_equal(crt_cgroup_kill(v1cg, SIGKILL, &e), 0);
   int status;
   assert_int_equal(waitpid(v1w.pid, &status, 0), v1w.pid);
   assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   close(v1w.cmd);
   close(v1w.res);
   v1w.pid = 0;
-  assert_int_equal(crt_cgroup_destroy(v1_path, &e), 0);
+  assert_int_equal(crt_cgroup_destroy(v1cg, &e), 0);
   assert_int_equal(access(mem, F_OK), -1);
   assert_int_equal(access(dev, F_OK), -1);
   char u[256];
   snprintf(u, sizeof u, "/sys/fs/cgroup/unified%s", v1_path);
   assert_int_equal(access(u, F_OK), -1);
   /* already gone is not an error */
-  assert_int_equal(crt_cgroup_destroy(v1_path, &e), 0);
+  assert_int_equal(crt_cgroup_destroy(v1cg, &e), 0);
   free(mem), free(pids), free(dev), free(cpuset);
 }
 
 /* OOM notification on v1: a child over its memory+swap limit is killed and
  * the eventfd reports it. */
 static char oom_path[64];
+static crt_cgroup *oomcg;
 
 static int oom_teardown(void **state) {
-  crt_err *e = NULL;
-  crt_cgroup_destroy(oom_path, &e);
-  crt_err_free(&e);
+  drop(&oomcg);
   return 0;
 }
 
 static void test_v1_oom_event(void **state) {
   if (!v1_available() || access("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", F_OK) != 0) skip();
-  crt_cgroup_set_root(NULL, CRT_CGROUP_MODE_V1);
-  if (crt_cgroup_mode() == CRT_CGROUP_MODE_V2) skip();
+  if (crt_cgroup_host()->mode == CRT_CGROUP_MODE_V2) skip();
   snprintf(oom_path, sizeof oom_path, "/crt-t-unit-oom-%d", (int)getpid());
+  oomcg = host_cg(oom_path);
   int go[2];
   assert_int_equal(pipe2(go, O_CLOEXEC), 0);
   pid_t c = fork();
@@ -275,13 +296,13 @@ static void test_v1_oom_event(void **state) {
   crt_cgroup_config cfg = {.id = "t", .spec = &spec};
   char *path = NULL;
   crt_err *e = NULL;
-  if (crt_cgroup_enter(&cfg, c, &path, &e) < 0) {
+  if (crt_cgroup_enter(oomcg, &cfg, c, &path, &e) < 0) {
     kill(c, SIGKILL);
     waitpid(c, NULL, 0);
     fail_msg("enter: %s", e->msg);
   }
   free(path);
-  int fd = crt_cgroup_oom_fd(oom_path, &e);
+  int fd = crt_cgroup_oom_fd(oomcg, &e);
   assert_true(fd >= 0);
   assert_int_equal(write(go[1], "x", 1), 1);
   close(go[1]);
@@ -289,9 +310,9 @@ static void test_v1_oom_event(void **state) {
   assert_int_equal(waitpid(c, &st, 0), c);
   assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
   unsigned long long last = 0;
-  assert_true(crt_cgroup_oom_read(oom_path, fd, &last) >= 1);
+  assert_true(crt_cgroup_oom_read(oomcg, fd, &last) >= 1);
   close(fd);
-  assert_int_equal(crt_cgroup_destroy(oom_path, &e), 0);
+  assert_int_equal(crt_cgroup_destroy(oomcg, &e), 0);
 }
 
 /* ---- (b) v2 in a private cgroup2 mount ---- */
@@ -319,7 +340,11 @@ static void v2_child(int report) {
     dprintf(report, "mount cgroup2 on %s: %s", v2_mnt, strerror(errno));
     _exit(1);
   }
-  crt_cgroup_set_root(v2_mnt, CRT_CGROUP_MODE_V2);
+  /* a cgroup2 mount of this test's own: foreign, as the host's
+   * /proc/PID/cgroup does not name its paths from there */
+  crt_cgroup_root root = {.dir = v2_mnt, .mode = CRT_CGROUP_MODE_V2, .foreign = true};
+  crt_cgroup *v2cg = NULL;
+  if (crt_cgroup_open(&root, v2_name, false, &v2cg, &e) < 0) _exit(1);
   CHECK(worker_start(&w) == 0, "fork");
   crt_device_rule deny_all = {.allow = false, .access = "rwm"};
   crt_resources r = {.devices = &deny_all, .n_devices = 1};
@@ -327,9 +352,9 @@ static void v2_child(int report) {
   crt_spec spec = {.linux_ = &l};
   crt_cgroup_config cfg = {.id = "t", .spec = &spec};
   char *path = NULL;
-  CHECK(crt_cgroup_enter(&cfg, w.pid, &path, &e) == 0, "enter: %s", e->msg);
+  CHECK(crt_cgroup_enter(v2cg, &cfg, w.pid, &path, &e) == 0, "enter: %s", e->msg);
   free(path);
-  char *dir = crt_cgroup_dir(v2_name, NULL);
+  char *dir = cg_dir(v2cg, NULL);
   char *procs = readf(dir, "cgroup.procs");
   CHECK(atoi(procs) == w.pid, "cgroup.procs %s", procs);
   free(procs);
@@ -368,20 +393,20 @@ static void v2_child(int report) {
   crt_err_free(&e);
 
   /* freeze / thaw */
-  CHECK(crt_cgroup_freeze(v2_name, true, &e) == 0, "freeze: %s", e->msg);
+  CHECK(crt_cgroup_freeze(v2cg, true, &e) == 0, "freeze: %s", e->msg);
   char *ev = readf(dir, "cgroup.events");
   free(ev);
-  CHECK(crt_cgroup_is_frozen(v2_name) == 1, "frozen");
-  CHECK(crt_cgroup_freeze(v2_name, false, &e) == 0, "thaw: %s", e->msg);
-  CHECK(crt_cgroup_is_frozen(v2_name) == 0, "thawed");
+  CHECK(crt_cgroup_is_frozen(v2cg) == 1, "frozen");
+  CHECK(crt_cgroup_freeze(v2cg, false, &e) == 0, "thaw: %s", e->msg);
+  CHECK(crt_cgroup_is_frozen(v2cg) == 0, "thawed");
   CHECK(worker_do(&w, 'f') == 0, "fork after thaw");
 
   /* cgroup.kill */
-  CHECK(access("/proc/self/ns", F_OK) == 0 && crt_cgroup_kill(v2_name, SIGKILL, &e) == 0, "kill: %s", e ? e->msg : "");
+  CHECK(access("/proc/self/ns", F_OK) == 0 && crt_cgroup_kill(v2cg, SIGKILL, &e) == 0, "kill: %s", e ? e->msg : "");
   int status;
   CHECK(waitpid(w.pid, &status, 0) == w.pid && WIFSIGNALED(status), "worker killed");
   w.pid = 0;
-  CHECK(crt_cgroup_destroy(v2_name, &e) == 0, "destroy: %s", e->msg);
+  CHECK(crt_cgroup_destroy(v2cg, &e) == 0, "destroy: %s", e->msg);
   CHECK(access(dir, F_OK) < 0, "%s removed", dir);
   free(dir);
   ok = 0;
@@ -390,8 +415,7 @@ out:
     kill(w.pid, SIGKILL);
     waitpid(w.pid, NULL, 0);
   }
-  crt_cgroup_destroy(v2_name, &e);
-  crt_err_free(&e);
+  drop(&v2cg);
   umount2(v2_mnt, MNT_DETACH);
   rmdir(v2_mnt);
   _exit(ok);

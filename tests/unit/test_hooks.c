@@ -28,7 +28,7 @@ static int run_sh(const char *script, long long timeout, const char *state, crt_
   char *argv[] = {"sh", "-c", (char *)script, NULL};
   crt_hook h = {.path = "/bin/sh", .args = {.v = argv, .len = 3}, .timeout = {.set = timeout > 0, .v = timeout}};
   crt_hookv hv = {.v = &h, .len = 1};
-  return crt_hooks_run(&hv, "prestart", state ? state : state_json, err);
+  return crt_hooks_run_at(&hv, "prestart", NULL, state ? state : state_json, err);
 }
 
 static double now_s(void) {
@@ -118,7 +118,7 @@ static void test_failure_message(void **state) {
   /* a hook that cannot be executed says why */
   crt_hook h = {.path = "/nonexistent/hook"};
   crt_hookv hv = {.v = &h, .len = 1};
-  assert_int_equal(crt_hooks_run(&hv, "createRuntime", state_json, &err), -1);
+  assert_int_equal(crt_hooks_run_at(&hv, "createRuntime", NULL, state_json, &err), -1);
   assert_non_null(strstr(err->msg, "error running createRuntime hook #0: /nonexistent/hook: exit status 127"));
   assert_non_null(strstr(err->msg, "No such file or directory"));
   crt_err_free(&err);

@@ -502,11 +502,14 @@ static enum crt_status status_of(const char *id) {
   return st;
 }
 
-static char *cgroup_of(const char *id) {
+/* The container's cgroup, a handle of the test's own (the state's goes
+ * with it). */
+static crt_cgroup *cgroup_of(const char *id) {
   crt_err *err = NULL;
   crt_state *s = NULL;
   assert_int_equal(crt_state_load(root, id, &s, &err), 0);
-  char *cg = strdup(s->cgroup_path);
+  crt_cgroup *cg = NULL;
+  assert_int_equal(crt_cgroup_open(crt_cgroup_host(), s->cgroup_path, s->systemd, &cg, &err), 0);
   crt_state_free(s);
   return cg;
 }
@@ -546,8 +549,8 @@ static void test_real_lifecycle(void **state) {
   assert_true(pid > 0);
   assert_null(err);
   assert_int_equal(status_of(id), CRT_STATUS_CREATED);
-  char *cg = cgroup_of(id);
-  assert_true(*cg == 0 || crt_cgroup_exists(cg));
+  crt_cgroup *cg = cgroup_of(id);
+  assert_true(!*crt_cgroup_path(cg) || crt_cgroup_exists(cg));
   expect_err(create(id, &err), &err, CRT_ERR_EXISTS, "create %s: container with id exists: %s", id, id);
   assert_int_equal(crt_container_start(root, id, &err), 0);
   assert_null(err);
@@ -572,8 +575,8 @@ static void test_real_lifecycle(void **state) {
   assert_int_equal(crt_container_delete(root, id, false, &err), 0);
   assert_null(err);
   assert_false(exists(id));
-  assert_false(*cg && crt_cgroup_exists(cg));
-  free(cg);
+  assert_false(crt_cgroup_exists(cg));
+  crt_cgroup_close(cg);
 }
 
 /* run's delete (crt_container_delete_held) trusts what create handed over
@@ -625,11 +628,11 @@ static void test_real_force_delete_paused(void **state) {
   pid_t pid = create(id, &err);
   assert_true(pid > 0);
   assert_int_equal(crt_container_start(root, id, &err), 0);
-  char *cg = cgroup_of(id);
-  if (*cg == 0 || crt_cgroup_freeze(cg, true, &err) < 0) {
+  crt_cgroup *cg = cgroup_of(id);
+  if (!*crt_cgroup_path(cg) || crt_cgroup_freeze(cg, true, &err) < 0) {
     crt_err_free(&err);
     assert_int_equal(crt_container_delete(root, id, true, &err), 0);
-    free(cg);
+    crt_cgroup_close(cg);
     skip(); /* no freezer here */
   }
   assert_int_equal(status_of(id), CRT_STATUS_PAUSED);
@@ -640,7 +643,7 @@ static void test_real_force_delete_paused(void **state) {
   assert_false(exists(id));
   assert_false(crt_cgroup_exists(cg));
   assert_killed(pid);
-  free(cg);
+  crt_cgroup_close(cg);
 }
 
 int main(void) {

@@ -22,6 +22,7 @@
 
 #include "crt/fs.h"
 #include "crt/procfs.h"
+#include "../../src/linux/test_hooks.h"
 
 static bool root(void) {
   if (geteuid() == 0) return true;

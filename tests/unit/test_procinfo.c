@@ -18,6 +18,7 @@
 
 #include "crt/fs.h"
 #include "crt/procinfo.h"
+#include "../../src/linux/test_hooks.h"
 
 /* Every line of the file, the controllers and path split at the first two
  * colons; the path of a controller's hierarchy found by name in a list. */

@@ -434,7 +434,7 @@ static void assert_termios_equal(const struct termios *a, const struct termios *
 static pid_t g_forward_to; /* > 0: start_loop uses the forwarding variant */
 
 /* Forks the runtime side: stdin/stdout on the user's tty (or in_fd/out_fd
- * when >= 0), running crt_terminal_copy_loop on the container's master. */
+ * when >= 0), running crt_terminal_copy_loop_forward on the container's master. */
 static void start_loop(struct loop_fixture *f, int in_fd, int out_fd) {
   f->pid = fork();
   assert_true(f->pid >= 0);

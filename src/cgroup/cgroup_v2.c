@@ -270,7 +270,7 @@ int cg_v2_enter(const char *uroot, const char *path, const crt_spec *spec, bool 
 
 static char *v2_dir(const cg_driver *d, const char *path, const char *controller) {
   char *out = NULL;
-  return asprintf(&out, "%s%s", cg_root(), path) < 0 ? NULL : out;
+  return asprintf(&out, "%s%s", d->root->dir, path) < 0 ? NULL : out;
 }
 
 static char **v2_dirs(const cg_driver *d, const char *path) {
@@ -285,24 +285,24 @@ static char **v2_dirs(const cg_driver *d, const char *path) {
 static char *v2_procs_dir(const cg_driver *d, const char *path) { return v2_dir(d, path, NULL); }
 
 static int v2_enter_cfg(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
-  return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, true, pid, err);
+  return cg_v2_enter(d->root->dir, path, cfg->spec, cfg->rootless, true, pid, err);
 }
 
 /* only the directory: resources and the device filter are written after
  * the clone, while the init starts up (v2_configure) */
 static int v2_prepare(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
-  return cg_v2_enter(cg_root(), path, cfg->spec, cfg->rootless, false, 0, err);
+  return cg_v2_enter(d->root->dir, path, cfg->spec, cfg->rootless, false, 0, err);
 }
 
 static int v2_configure(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
-  return cg_v2_configure(cg_root(), path, cfg->spec, cfg->rootless, err);
+  return cg_v2_configure(d->root->dir, path, cfg->spec, cfg->rootless, err);
 }
 
 /* Also the hybrid layout's: its cgroup2 hierarchy is d->unified. */
 int cg_v2_open(const cg_driver *d, const char *path, const char *sub) {
   if (sub && (strstr(sub, "..") || !*sub)) return -1;
   char dir[PATH_MAX];
-  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s%s%s", cg_root(), d->unified ? "/" : "", d->unified ? d->unified : "",
+  if ((size_t)snprintf(dir, sizeof dir, "%s%s%s%s%s%s", d->root->dir, d->unified ? "/" : "", d->unified ? d->unified : "",
                        path, sub ? "/" : "", sub ? sub : "") >= sizeof dir)
     return -1;
   return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

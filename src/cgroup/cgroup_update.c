@@ -40,10 +40,11 @@ static int update_devices(const cg_driver *d, cg_journal *j, const char *path, c
   return rc;
 }
 
-int crt_cgroup_update(const char *path, const crt_resources *r, bool systemd, crt_err **err) {
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+int crt_cgroup_update(const crt_cgroup *cg, const crt_resources *r, crt_err **err) {
+  if (!cg || !*cg->path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
   if (!r) return 0;
-  const cg_driver *d = cg_drv();
+  const cg_driver *d = &cg->fs;
+  const char *path = cg->path;
   cg_journal j = {0};
   /* apply validates every value before its first write */
   int rc = d->apply(d, &j, path, r, err);
@@ -52,7 +53,7 @@ int crt_cgroup_update(const char *path, const crt_resources *r, bool systemd, cr
   if (rc == 0 && r->n_devices) rc = update_devices(d, &j, path, r, err);
   /* systemd: the unit's properties too (it writes them again at a
    * daemon-reload), once the files took the values */
-  if (rc == 0 && systemd) rc = cg_systemd_update(d, path, r, err);
+  if (rc == 0 && cg->systemd) rc = cg_systemd_update(d, path, r, err);
   if (rc < 0) cg_journal_rollback(&j, err);
   cg_journal_free(&j);
   return rc;

@@ -1,16 +1,17 @@
-/* Private to src/linux/cgroup*.c: the driver table and the helpers shared
- * by the v1, v2, systemd and eBPF code.
+/* Private to src/cgroup/: the handle, the driver table and the helpers
+ * shared by the v1, v2, systemd and eBPF code (and what the unit tests
+ * reach inside).
  *
  * The files form layers, each calling only the ones below it (the
  * t_docs test test_no_call_cycles keeps it so):
- *   cgroup.c, cgroup_update.c   public API: pick the driver and dispatch
+ *   cgroup.c, cgroup_update.c   the handle: pick the driver and dispatch
  *   cgroup_systemd.c            systemd wrapper of a cgroupfs driver
  *   cgroup_v1.c (v1, hybrid) -> cgroup_v2.c (v2, and hybrid's unified half)
  *   cgroup_journal.c, cgroup_path.c, cgroup_devices.c, cgroup_stats.c,
  *   cgroup_values.c, cgroup_ebpf.c, cgroup_fs.c, cgroup_mode.c
  *                               helpers that call no driver
- * A driver gets itself (d) in every call and never asks for the mode or
- * the chosen driver. */
+ * A driver gets itself (d) in every call, its root with it (d->root), and
+ * never asks for the mode or the chosen driver. */
 #ifndef CRT_CGROUP_INTERNAL_H
 #define CRT_CGROUP_INTERNAL_H
 
@@ -30,16 +31,18 @@ typedef struct cg_journal {
 
 /* ---- the driver table ----
  * One driver per cgroup layout (v1, hybrid, v2), chosen in cgroup.c from
- * crt_cgroup_mode(); --systemd-cgroup wraps the host's driver with the
- * systemd unit's path, start and stop.  cgroup.c dispatches every public
- * operation through it, and create asks it (crt_cgroup_prepares) rather
- * than the mode whether the cgroup is made before the clone. */
+ * the root's mode when a handle is opened, and copied into it with the
+ * handle's root; --systemd-cgroup wraps that driver with the systemd
+ * unit's path, start and stop.  cgroup.c dispatches every operation
+ * through it, and create asks it (crt_cgroup_prepares) rather than the
+ * mode whether the cgroup is made before the clone. */
 typedef struct cg_driver cg_driver;
 struct cg_driver {
   const char *name;
   bool v2;              /* resources are v2 files (validation, systemd properties) */
   const char *own_key;  /* the /proc/self/cgroup line relative paths start from */
   const char *unified;  /* hybrid: the unified hierarchy's directory under the root */
+  const crt_cgroup_root *root; /* the handle's (NULL in the templates below) */
   /* the container's cgroup path for cfg */
   int (*resolve)(const cg_driver *d, const crt_cgroup_config *cfg, char **out, crt_err **err);
   /* systemd: the transient unit with pid in it, before enter; NULL otherwise */
@@ -85,17 +88,21 @@ struct cg_driver {
 };
 
 extern const cg_driver cg_driver_v1, cg_driver_hybrid, cg_driver_v2;
-/* The host's driver (from crt_cgroup_mode(), which follows crt_cgroup_set_root). */
-const cg_driver *cg_drv(void);
-/* The host's driver, or its systemd wrapper. */
-const cg_driver *cg_drv_for(bool systemd);
 
-/* ---- mode and root (cgroup_mode.c) ---- */
-/* The cgroup filesystem root ("/sys/fs/cgroup" unless overridden). */
-const char *cg_root(void);
-/* The root is a test tree (crt_cgroup_set_root, or CRT_CGROUP_ROOT in a
- * -DCRT_TEST_POINTS build). */
-bool cg_root_is_test(void);
+/* ---- the handle (cgroup.c) ---- */
+struct crt_cgroup {
+  crt_cgroup_root root; /* dir: root_dir */
+  char *root_dir;
+  cg_driver fs;         /* the root's layout's driver, .root = &root */
+  cg_driver drv;        /* fs, or its systemd wrapper (--systemd-cgroup) */
+  bool systemd;
+  char *path;           /* "" none */
+};
+
+/* exec --cgroup: the sub path of sub (crt_cgroup_sub_check's form) for
+ * the v1 hierarchy of the controllers hier ("" for cgroup2), a new
+ * string or NULL. */
+char *cg_sub_for(const char *sub, const char *hier);
 
 /* ---- file I/O (cgroup_fs.c) ---- */
 /* What one formatted write of a cgroup file carries at most (a device
@@ -180,7 +187,7 @@ int cg_v1_enter(const cg_driver *d, const char *path, const crt_spec *spec, bool
 int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_resources *r, crt_err **err);
 int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
 /* Directories of every v1 hierarchy (deduplicated), NULL-terminated. */
-char **cg_v1_hierarchies(void);
+char **cg_v1_hierarchies(const crt_cgroup_root *root);
 
 /* ---- v2 (the unified hierarchy at unified_root; cgroup_v2.c) ---- */
 int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,

@@ -30,16 +30,16 @@ static const char *const v1_ctrls[] = {"cpu",     "cpuacct", "cpuset",  "memory"
 
 /* A directory under the root is a hierarchy only when a cgroup filesystem
  * is mounted on it: runc's tests (and admins) leave stray empty directories
- * such as net_cls there, and a pid written into one of those fails.  A test
- * tree (CRT_CGROUP_ROOT) holds plain directories. */
-static bool is_hierarchy(const char *d, const struct stat *st) {
+ * such as net_cls there, and a pid written into one of those fails.  A
+ * foreign root (a test's tree) holds plain directories. */
+static bool is_hierarchy(const crt_cgroup_root *root, const char *d, const struct stat *st) {
   if (!S_ISDIR(st->st_mode)) return false;
-  if (cg_root_is_test()) return true;
+  if (root->foreign) return true;
   struct statfs fs;
   return statfs(d, &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC;
 }
 
-static char **detect_hierarchies(void) {
+static char **detect_hierarchies(const crt_cgroup_root *root) {
   size_t n = sizeof v1_ctrls / sizeof v1_ctrls[0];
   char **v = calloc(n, sizeof *v);
   struct stat seen[32];
@@ -48,8 +48,8 @@ static char **detect_hierarchies(void) {
   for (size_t i = 0; v1_ctrls[i]; i++) {
     char d[PATH_MAX];
     struct stat st;
-    if (crt_fmt(d, sizeof d, "%s/%s", cg_root(), v1_ctrls[i]) < 0) continue;
-    if (stat(d, &st) != 0 || !is_hierarchy(d, &st)) continue;
+    if (crt_fmt(d, sizeof d, "%s/%s", root->dir, v1_ctrls[i]) < 0) continue;
+    if (stat(d, &st) != 0 || !is_hierarchy(root, d, &st)) continue;
     /* cpu and cpuacct are often symlinks to one "cpu,cpuacct" mount. */
     bool dup = false;
     for (size_t j = 0; j < k; j++)
@@ -73,32 +73,39 @@ static char **strv_dup(char *const *v) {
   return out;
 }
 
+/* Whether the cache (its directory and foreignness) holds root's. */
+static bool cached_for(char **cached, const char *dir, bool foreign, const crt_cgroup_root *root) {
+  return cached && foreign == root->foreign && strcmp(dir, root->dir) == 0;
+}
+
 /* The mounts do not change under one crt process (statfs on every
  * hierarchy for each call would be one syscall per controller per call);
- * the cache follows the root, which unit tests switch. */
-char **cg_v1_hierarchies(void) {
+ * the cache follows the root (unit tests make several). */
+char **cg_v1_hierarchies(const crt_cgroup_root *root) {
   static char **cached;
   static char cached_root[PATH_MAX];
+  static bool cached_foreign; /* the same directory, foreign, has other hierarchies */
   /* `list` probes its containers on several threads */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lock);
-  if (!cached || strcmp(cached_root, cg_root()) != 0) {
-    char **v = detect_hierarchies();
+  if (!cached_for(cached, cached_root, cached_foreign, root)) {
+    char **v = detect_hierarchies(root);
     if (v) {
       cg_strv_free(cached);
       cached = v;
+      cached_foreign = root->foreign;
       /* a root too long to remember is never matched: no cache */
-      if (crt_fmt(cached_root, sizeof cached_root, "%s", cg_root()) < 0) *cached_root = 0;
+      if (crt_fmt(cached_root, sizeof cached_root, "%s", root->dir) < 0) *cached_root = 0;
     }
   }
-  char **out = cached && !strcmp(cached_root, cg_root()) ? strv_dup(cached) : NULL;
+  char **out = cached_for(cached, cached_root, cached_foreign, root) ? strv_dup(cached) : NULL;
   pthread_mutex_unlock(&lock);
   return out;
 }
 
-static char *ctrl_dir(const char *ctrl, const char *path) {
+static char *ctrl_dir(const cg_driver *drv, const char *ctrl, const char *path) {
   char *d = NULL;
-  if (asprintf(&d, "%s/%s%s", cg_root(), ctrl, path) < 0) return NULL;
+  if (asprintf(&d, "%s/%s%s", drv->root->dir, ctrl, path) < 0) return NULL;
   return d;
 }
 
@@ -153,7 +160,7 @@ typedef struct {
 } made_dir;
 
 int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bool rootless, pid_t pid, crt_err **err) {
-  char **h = cg_v1_hierarchies();
+  char **h = cg_v1_hierarchies(drv->root);
   if (!h) return crt_error(err, ENOMEM, "cgroup");
   size_t n = 0;
   while (h[n]) n++;
@@ -168,7 +175,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
     }
     made[k].dir = d;
     crt_err *e = NULL;
-    bool cpuset = strstr(h[i] + strlen(cg_root()), "cpuset") != NULL;
+    bool cpuset = strstr(h[i] + strlen(drv->root->dir), "cpuset") != NULL;
     if (mkdir_cg(d, strlen(h[i]), cpuset, &made[k].made, &e) < 0) {
       if (rootless && cg_perm_error(e->errnum)) {
         crt_debug("cgroup: rootless, skipping %s: %s", d, e->msg);
@@ -187,7 +194,7 @@ int cg_v1_enter(const cg_driver *drv, const char *path, const crt_spec *spec, bo
   const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
   if (rc == 0 && r) rc = cg_v1_apply(drv, NULL, path, r, err);
   if (rc == 0 && spec && !rootless) {
-    cleanup_free char *dev = ctrl_dir("devices", path);
+    cleanup_free char *dev = ctrl_dir(drv, "devices", path);
     if (dev && access(dev, F_OK) == 0) {
       crt_device_rule *rules = NULL;
       size_t nr = 0;
@@ -264,7 +271,7 @@ typedef struct {
  * error names the file, because the user asked for this resource. */
 static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...) {
-  cleanup_free char *d = ctrl_dir(ctrl, c->path);
+  cleanup_free char *d = ctrl_dir(c->d, ctrl, c->path);
   if (!d) return crt_error(c->err, ENOMEM, "cgroup");
   char buf[CG_VALUE_MAX];
   va_list ap;
@@ -276,7 +283,7 @@ static int w(v1ctx *c, const char *ctrl, const char *file, const char *fmt, ...)
 }
 
 static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
-  cleanup_free char *d = ctrl_dir(ctrl, c->path);
+  cleanup_free char *d = ctrl_dir(c->d, ctrl, c->path);
   return d && cg_exists(d, file);
 }
 
@@ -284,7 +291,7 @@ static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
  * change, memsw goes first if it grows (runc's order). */
 static int v1_limits(v1ctx *c, long long limit, long long swap) {
   if (limit != 0 && swap != 0) {
-    cleanup_free char *d = ctrl_dir("memory", c->path);
+    cleanup_free char *d = ctrl_dir(c->d, "memory", c->path);
     unsigned long long cur = 0;
     if (swap == -1 || (d && cg_read_u64(d, "memory.limit_in_bytes", &cur) == 0 && cur < (unsigned long long)swap)) {
       if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", swap) < 0) return -1;
@@ -310,7 +317,7 @@ static int v1_memory(v1ctx *c, const crt_resources *r) {
   const __typeof__(r->memory) *m = &r->memory;
   long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
   if (m->check_before_update.set && m->check_before_update.v && limit > 0) {
-    cleanup_free char *d = ctrl_dir("memory", c->path);
+    cleanup_free char *d = ctrl_dir(c->d, "memory", c->path);
     unsigned long long usage;
     if (d && cg_read_u64(d, "memory.usage_in_bytes", &usage) == 0 && usage > (unsigned long long)limit)
       return crt_error(c->err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", usage,
@@ -410,11 +417,11 @@ static int v1_blkio(v1ctx *c, const crt_resources *r) {
 
 static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
   if (r->n_hugepage_limits == 0) return 0;
-  cleanup_free char *d = ctrl_dir("hugetlb", c->path);
+  cleanup_free char *d = ctrl_dir(c->d, "hugetlb", c->path);
   bool v1 = d && access(d, F_OK) == 0;
   cleanup_free char *u = NULL;
   /* Hybrid hosts may have hugetlb only on the unified hierarchy. */
-  if (!v1 && c->d->unified && asprintf(&u, "%s/%s%s", cg_root(), c->d->unified, c->path) < 0)
+  if (!v1 && c->d->unified && asprintf(&u, "%s/%s%s", c->d->root->dir, c->d->unified, c->path) < 0)
     return crt_error(c->err, ENOMEM, "cgroup: hugetlb");
   for (size_t i = 0; i < r->n_hugepage_limits; i++) {
     const crt_hugepage_limit *h = &r->hugepage_limits[i];
@@ -434,7 +441,7 @@ static int v1_hugetlb(v1ctx *c, const crt_resources *r) {
 }
 
 static const char *net_ctrl(v1ctx *c, const char *name) {
-  cleanup_free char *d = ctrl_dir(name, c->path);
+  cleanup_free char *d = ctrl_dir(c->d, name, c->path);
   if (d && access(d, F_OK) == 0) return name;
   return "net_cls,net_prio";
 }
@@ -473,8 +480,8 @@ int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_r
 
 static char *v1_dir(const cg_driver *d, const char *path, const char *controller) {
   char *out = NULL;
-  if (controller) return asprintf(&out, "%s/%s%s", cg_root(), controller, path) < 0 ? NULL : out;
-  char **h = cg_v1_hierarchies();
+  if (controller) return asprintf(&out, "%s/%s%s", d->root->dir, controller, path) < 0 ? NULL : out;
+  char **h = cg_v1_hierarchies(d->root);
   if (h && h[0] && asprintf(&out, "%s%s", h[0], path) < 0) out = NULL;
   cg_strv_free(h);
   return out;
@@ -483,14 +490,14 @@ static char *v1_dir(const cg_driver *d, const char *path, const char *controller
 /* Every hierarchy's directory, and the unified one in hybrid. */
 /* NULL when out of memory: a shortened list would leave cgroups behind. */
 static char **v1_dirs(const cg_driver *d, const char *path) {
-  char **h = cg_v1_hierarchies();
+  char **h = cg_v1_hierarchies(d->root);
   char **v = calloc(1, sizeof *v);
   size_t k = 0;
   int rc = h && v ? 0 : -1;
   for (size_t i = 0; rc == 0 && h[i]; i++) rc = cg_strv_push(&v, &k, h[i], path);
   char u[PATH_MAX];
   if (rc == 0 && d->unified) {
-    rc = crt_fmt(u, sizeof u, "%s/%s", cg_root(), d->unified) < 0 ? -1 : cg_strv_push(&v, &k, u, path);
+    rc = crt_fmt(u, sizeof u, "%s/%s", d->root->dir, d->unified) < 0 ? -1 : cg_strv_push(&v, &k, u, path);
   }
   cg_strv_free(h);
   if (rc < 0) {
@@ -509,7 +516,7 @@ static char *v1_procs_dir(const cg_driver *drv, const char *path) {
   }
   if (drv->unified) {
     char *d = NULL;
-    return asprintf(&d, "%s/%s%s", cg_root(), drv->unified, path) < 0 ? NULL : d;
+    return asprintf(&d, "%s/%s%s", drv->root->dir, drv->unified, path) < 0 ? NULL : d;
   }
   return v1_dir(drv, path, NULL);
 }
@@ -534,7 +541,7 @@ static int hybrid_move(const crt_cgroup_config *cfg, const char *ud, pid_t pid, 
  * (hugetlb may live only there); the pid moves last. */
 static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
   cleanup_free char *u = NULL, *ud = NULL;
-  if (asprintf(&u, "%s/%s", cg_root(), d->unified) < 0 || asprintf(&ud, "%s%s", u, path) < 0)
+  if (asprintf(&u, "%s/%s", d->root->dir, d->unified) < 0 || asprintf(&ud, "%s%s", u, path) < 0)
     return crt_error(err, ENOMEM, "cgroup");
   int urc = cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err);
   if (urc < 0) return -1;
@@ -559,7 +566,7 @@ static int hybrid_enter(const cg_driver *d, const crt_cgroup_config *cfg, const 
  * hierarchies (which may write hugetlb there) come after (v1_prepare_late). */
 static int hybrid_unified(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, crt_err **err) {
   cleanup_free char *u = NULL;
-  if (asprintf(&u, "%s/%s", cg_root(), d->unified) < 0) return crt_error(err, ENOMEM, "cgroup");
+  if (asprintf(&u, "%s/%s", d->root->dir, d->unified) < 0) return crt_error(err, ENOMEM, "cgroup");
   return cg_v2_enter(u, path, cfg->spec, cfg->rootless, false, 0, err) < 0 ? -1 : 0;
 }
 
@@ -670,7 +677,7 @@ static int v1_stats(const cg_driver *d, const char *path, crt_cgroup_stats *st) 
   if (access(huge, F_OK) == 0) return cg_hugetlb_stats(huge, false, st);
   if (d->unified) {
     cleanup_free char *u = NULL;
-    if (asprintf(&u, "%s/%s%s", cg_root(), d->unified, path) < 0) return -1;
+    if (asprintf(&u, "%s/%s%s", d->root->dir, d->unified, path) < 0) return -1;
     return cg_hugetlb_stats(u, true, st);
   }
   return 0;

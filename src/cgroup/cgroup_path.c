@@ -52,8 +52,8 @@ int cg_fs_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, 
   cleanup_free char *base = NULL;
   if (*p == '/')
     base = strdup("/");
-  else if (cg_root_is_test())
-    base = strdup("/"); /* a test tree: the caller's cgroup means nothing there */
+  else if (d->root->foreign)
+    base = strdup("/"); /* not the kernel's tree: the caller's cgroup means nothing there */
   else
     base = own_cgroup(d->own_key);
   if (base) {

@@ -1,5 +1,5 @@
-/* cgroups: the public API.  Picks the driver for the host's layout (or
- * its systemd wrapper) and dispatches every operation through it; the
+/* cgroups: the handle.  Opened with the driver for its root's layout (or
+ * its systemd wrapper), it dispatches every operation through it; the
  * operations that work the same way on every hierarchy (join, destroy,
  * pids, kill, freeze) are written here once over the driver's
  * directories.  Files, paths, device rules, stats and the mode are in the
@@ -21,12 +21,14 @@
 #include "crt/procinfo.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
-#include "crt/testpoint.h"
+#include "../util/testpoint.h"
+
+/* ---- the handle ---- */
 
 /* The mode decides nothing but this choice: every operation goes through
  * the driver chosen here. */
-const cg_driver *cg_drv(void) {
-  switch (crt_cgroup_mode()) {
+static const cg_driver *driver_for(enum crt_cgroup_mode mode) {
+  switch (mode) {
   case CRT_CGROUP_MODE_V2:
     return &cg_driver_v2;
   case CRT_CGROUP_MODE_HYBRID:
@@ -36,28 +38,41 @@ const cg_driver *cg_drv(void) {
   }
 }
 
-/* The systemd wrapper of the host's driver, made again when the host's
- * driver changes (unit tests switch the mode). */
-const cg_driver *cg_drv_for(bool systemd) {
-  static cg_driver sd;
-  static const cg_driver *sd_base;
-  if (!systemd) return cg_drv();
-  if (sd_base != cg_drv()) {
-    sd_base = cg_drv();
-    cg_systemd_wrap(&sd, sd_base);
+int crt_cgroup_open(const crt_cgroup_root *root, const char *path, bool systemd, crt_cgroup **out, crt_err **err) {
+  crt_cgroup *cg = calloc(1, sizeof *cg);
+  *out = NULL;
+  if (!cg || !(cg->root_dir = strdup(root->dir)) || !(cg->path = strdup(path ? path : ""))) {
+    crt_cgroup_close(cg);
+    return crt_error(err, ENOMEM, "cgroup");
   }
-  return &sd;
+  cg->root = *root;
+  cg->root.dir = cg->root_dir;
+  cg->fs = *driver_for(root->mode);
+  cg->fs.root = &cg->root;
+  cg->systemd = systemd;
+  if (systemd) cg_systemd_wrap(&cg->drv, &cg->fs);
+  else cg->drv = cg->fs;
+  *out = cg;
+  return 0;
 }
 
-int crt_cgroup_stop_unit(const char *path, crt_err **err) {
-  const cg_driver *d = cg_drv_for(true);
-  if (!path || !*path || !d->stop) return 0;
-  return d->stop(d, path, err);
+void crt_cgroup_close(crt_cgroup *cg) {
+  if (!cg) return;
+  free(cg->root_dir);
+  free(cg->path);
+  free(cg);
 }
 
-char *crt_cgroup_dir(const char *path, const char *controller) {
-  const cg_driver *d = cg_drv();
-  return d->dir(d, path, controller);
+const char *crt_cgroup_path(const crt_cgroup *cg) { return cg ? cg->path : ""; }
+
+enum crt_cgroup_mode crt_cgroup_mode(const crt_cgroup *cg) { return cg->root.mode; }
+
+/* No handle, or one without a cgroup: every operation does nothing. */
+static bool none(const crt_cgroup *cg) { return !cg || !*cg->path; }
+
+int crt_cgroup_stop_unit(const crt_cgroup *cg, crt_err **err) {
+  if (none(cg) || !cg->drv.stop) return 0;
+  return cg->drv.stop(&cg->drv, cg->path, err);
 }
 
 /* ---- enter / join ---- */
@@ -66,76 +81,89 @@ char *crt_cgroup_dir(const char *path, const char *controller) {
  * would stop in it and create hang), and so is a non-empty one (runc >=
  * 1.2; 1.1 warned): delete, kill --all and the limits would reach
  * processes that are not the container's. */
-int crt_cgroup_check_existing(const char *path, crt_err **err) {
-  if (crt_cgroup_is_frozen(path) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
-  if (!crt_cgroup_exists(path)) return 0;
+int crt_cgroup_check_existing(const crt_cgroup *cg, crt_err **err) {
+  if (crt_cgroup_is_frozen(cg) == 1) return crt_error(err, EBUSY, "container's cgroup unexpectedly frozen");
+  if (!crt_cgroup_exists(cg)) return 0;
   pid_t *pids = NULL;
   size_t n = 0;
   crt_err *e = NULL;
-  if (crt_cgroup_pids(path, &pids, &n, &e) < 0) crt_err_free(&e); /* raced with its removal */
+  if (crt_cgroup_pids(cg, &pids, &n, &e) < 0) crt_err_free(&e); /* raced with its removal */
   free(pids);
   if (n) return crt_error(err, EBUSY, "container's cgroup is not empty: %zu process(es) found", n);
   return 0;
 }
 
-int crt_cgroup_resolve_path(const crt_cgroup_config *cfg, char **out, crt_err **err) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
-  return d->resolve(d, cfg, out, err);
+/* path (malloc'd, NULL: out of memory) becomes the handle's path, and
+ * itself *out: the caller's copy (state.json's). */
+static int give_path(crt_cgroup *cg, char *path, char **out, crt_err **err) {
+  char *own = path ? strdup(path) : NULL;
+  if (!own) {
+    free(path);
+    return crt_error(err, ENOMEM, "cgroup");
+  }
+  free(cg->path);
+  cg->path = own;
+  *out = path;
+  return 0;
 }
 
-int crt_cgroup_resolve(const crt_cgroup_config *cfg, char **out, crt_err **err) {
-  int rc = crt_cgroup_resolve_path(cfg, out, err);
-  if (rc == 0 && crt_cgroup_check_existing(*out, err) < 0) {
+int crt_cgroup_resolve_path(crt_cgroup *cg, const crt_cgroup_config *cfg, char **out, crt_err **err) {
+  char *path = NULL;
+  if (cg->drv.resolve(&cg->drv, cfg, &path, err) < 0) return -1;
+  return give_path(cg, path, out, err);
+}
+
+int crt_cgroup_resolve(crt_cgroup *cg, const crt_cgroup_config *cfg, char **out, crt_err **err) {
+  int rc = crt_cgroup_resolve_path(cg, cfg, out, err);
+  if (rc == 0 && crt_cgroup_check_existing(cg, err) < 0) {
     free(crt_steal(*out));
+    cg->path[0] = 0; /* not the container's */
     return -1;
   }
   return rc;
 }
 
-int crt_cgroup_enter(const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
+int crt_cgroup_enter(crt_cgroup *cg, const crt_cgroup_config *cfg, pid_t pid, char **path_out, crt_err **err) {
+  const cg_driver *d = &cg->drv;
   cleanup_free char *path = NULL;
   if (d->resolve(d, cfg, &path, err) < 0) return -1;
   if (d->start && d->start(d, cfg, path, pid, err) < 0) return -1;
   int rc = d->enter(d, cfg, path, pid, err);
   if (rc < 0) return rc;
   /* rc 1: rootless and no hierarchy could be joined */
-  *path_out = rc == 1 ? strdup("") : crt_steal(path);
-  if (!*path_out) return crt_error(err, ENOMEM, "cgroup");
-  return 0;
+  return give_path(cg, rc == 1 ? strdup("") : crt_steal(path), path_out, err);
 }
 
-bool crt_cgroup_prepares(const crt_cgroup_config *cfg) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
+bool crt_cgroup_prepares(const crt_cgroup *cg, const crt_cgroup_config *cfg) {
   /* rootless v1: crt_cgroup_enter knows which hierarchies it may go without */
-  return d->prepare && !(cfg->rootless && !d->v2);
+  return cg->drv.prepare && !(cfg->rootless && !cg->drv.v2);
 }
 
-bool crt_cgroup_v1_late(const crt_cgroup_config *cfg) {
-  return cg_drv_for(cfg->systemd)->prepare_late && crt_cgroup_prepares(cfg);
+bool crt_cgroup_v1_late(const crt_cgroup *cg, const crt_cgroup_config *cfg) {
+  return cg->drv.prepare_late && crt_cgroup_prepares(cg, cfg);
 }
 
-int crt_cgroup_prepare(const crt_cgroup_config *cfg, const char *path, enum crt_cgroup_prepared *out, int *fd,
+int crt_cgroup_prepare(crt_cgroup *cg, const crt_cgroup_config *cfg, enum crt_cgroup_prepared *out, int *fd,
                        crt_err **err) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
+  const cg_driver *d = &cg->drv;
   *fd = -1;
   *out = CRT_CGROUP_NOT_PREPARED;
-  if (!d->prepare || !path || !*path) return 0;
-  int rc = d->prepare(d, cfg, path, err);
+  if (!d->prepare || none(cg)) return 0;
+  int rc = d->prepare(d, cfg, cg->path, err);
   if (rc < 0) return -1;
   if (rc == 1) { /* rootless, nothing made: nothing to clone into */
     *out = CRT_CGROUP_NONE;
+    cg->path[0] = 0;
     return 0;
   }
-  *fd = crt_cgroup_open(path, NULL);
+  *fd = crt_cgroup_dirfd(cg, NULL);
   *out = CRT_CGROUP_PREPARED;
   return 0;
 }
 
-int crt_cgroup_configure(const crt_cgroup_config *cfg, const char *path, crt_err **err) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
-  if (!path || !*path || !d->configure) return 0;
-  return d->configure(d, cfg, path, err);
+int crt_cgroup_configure(const crt_cgroup *cg, const crt_cgroup_config *cfg, crt_err **err) {
+  if (none(cg) || !cg->drv.configure) return 0;
+  return cg->drv.configure(&cg->drv, cfg, cg->path, err);
 }
 
 /* Whether the comma-separated lists a and b (a of n bytes) share a name. */
@@ -155,7 +183,7 @@ static bool names_meet(const char *a, size_t n, const char *b) {
  * "ctrl[,ctrl]:path" (cgroup v1; each named hierarchy its own path; the
  * others the container's cgroup).  hier: a v1 hierarchy's controllers
  * ("cpu,cpuacct"), "" for cgroup2.  A new string, NULL for no sub. */
-char *crt_cgroup_sub_for(const char *spec, const char *hier) {
+char *cg_sub_for(const char *spec, const char *hier) {
   if (!spec) return NULL;
   for (const char *l = spec, *le; *l; l = *le ? le + 1 : le) {
     le = strchrnul(l, '\n');
@@ -168,7 +196,7 @@ char *crt_cgroup_sub_for(const char *spec, const char *hier) {
 
 /* runc's getSubCgroupPaths refusals, a controller form on a pure cgroup2
  * host (runc's newSetnsProcess), and a path that climbs out. */
-int crt_cgroup_sub_check(const char *spec, crt_err **err) {
+int crt_cgroup_sub_check(const crt_cgroup_root *root, const char *spec, crt_err **err) {
   size_t lines = 1;
   for (const char *l = spec; (l = strchr(l, '\n')); l++) lines++;
   const char *names[64];
@@ -188,7 +216,7 @@ int crt_cgroup_sub_check(const char *spec, crt_err **err) {
           return crt_error(err, 0, "invalid --cgroup argument(s): controller %.*s specified multiple times", (int)lens[j], c);
       if (nn == 64) return crt_error(err, 0, "invalid --cgroup argument(s): too many controllers");
       /* runc: a pure cgroup2 host has one path, under no controller name */
-      if (cg_drv() == &cg_driver_v2)
+      if (root->mode == CRT_CGROUP_MODE_V2)
         return crt_error(err, 0, "unknown controller %.*s in SubCgroupPaths", (int)(ce - c), c);
       names[nn] = c;
       lens[nn++] = (size_t)(ce - c);
@@ -200,11 +228,10 @@ int crt_cgroup_sub_check(const char *spec, crt_err **err) {
   return 0;
 }
 
-int crt_cgroup_open(const char *path, const char *sub) {
-  const cg_driver *d = cg_drv();
-  if (!path || !*path || !d->open) return -1;
-  cleanup_free char *s = crt_cgroup_sub_for(sub, "");
-  return d->open(d, path, s);
+int crt_cgroup_dirfd(const crt_cgroup *cg, const char *sub) {
+  if (none(cg) || !cg->fs.open) return -1;
+  cleanup_free char *s = cg_sub_for(sub, "");
+  return cg->fs.open(&cg->fs, cg->path, s);
 }
 
 /* The directory of hierarchy dir for the container (sub: exec --cgroup). */
@@ -216,24 +243,24 @@ static char *join_dir(const char *dir, const char *sub) {
 
 /* cgroup2: the v2 driver's directory, or the hybrid layout's unified one */
 static bool dir_is_v2(const cg_driver *drv, const char *dir) {
-  if (drv == &cg_driver_v2) return true;
+  if (drv->root->mode == CRT_CGROUP_MODE_V2) return true;
   if (!drv->unified) return false;
-  size_t n = strlen(cg_root()), u = strlen(drv->unified);
-  return strncmp(dir, cg_root(), n) == 0 && dir[n] == '/' && strncmp(dir + n + 1, drv->unified, u) == 0 &&
+  size_t n = strlen(drv->root->dir), u = strlen(drv->unified);
+  return strncmp(dir, drv->root->dir, n) == 0 && dir[n] == '/' && strncmp(dir + n + 1, drv->unified, u) == 0 &&
          (dir[n + 1 + u] == '/' || dir[n + 1 + u] == 0);
 }
 
 /* The controllers of the v1 hierarchy dir lies in ("" for cgroup2). */
 static const char *hier_of(const cg_driver *drv, const char *dir, char *buf, size_t n) {
-  size_t r = strlen(cg_root());
-  if (dir_is_v2(drv, dir) || strncmp(dir, cg_root(), r) || dir[r] != '/') return "";
+  size_t r = strlen(drv->root->dir);
+  if (dir_is_v2(drv, dir) || strncmp(dir, drv->root->dir, r) || dir[r] != '/') return "";
   /* hierarchy names are short ("cpu,cpuacct"): a longer one is none of ours */
   return crt_fmt(buf, n, "%.*s", (int)strcspn(dir + r + 1, "/"), dir + r + 1) < 0 ? "" : buf;
 }
 
 /* Whether pid already sits in the cgroup2 cgroup rel (cloned into it). */
-static bool v2_member(pid_t pid, const char *path, const char *sub) {
-  if (cg_root_is_test()) return false; /* a test tree's paths are not the pid's */
+static bool v2_member(const crt_cgroup_root *root, pid_t pid, const char *path, const char *sub) {
+  if (root->foreign) return false; /* /proc/PID/cgroup does not describe it */
   char rel[PATH_MAX];
   if (crt_fmt(rel, sizeof rel, "%s%s%s", path, sub ? "/" : "", sub ? sub : "") < 0) return false;
   cleanup_free char *cur = crt_proc_cgroup_path(pid, "");
@@ -250,11 +277,11 @@ void crt_cgroup_tasks_free(crt_cgroup_tasks *t) {
   *t = (crt_cgroup_tasks){0};
 }
 
-int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) {
+int crt_cgroup_open_tasks(const crt_cgroup *cg, crt_cgroup_tasks *t, crt_err **err) {
   *t = (crt_cgroup_tasks){0};
-  const cg_driver *drv = cg_drv();
-  if (!path || !*path || drv->v2) return 0;
-  char **dirs = drv->dirs(drv, path);
+  const cg_driver *drv = &cg->fs;
+  if (none(cg) || drv->v2) return 0;
+  char **dirs = drv->dirs(drv, cg->path);
   size_t n = 0;
   while (dirs && dirs[n]) n++;
   t->fds = calloc(n + 1, sizeof *t->fds);
@@ -281,12 +308,12 @@ int crt_cgroup_open_tasks(const char *path, crt_cgroup_tasks *t, crt_err **err) 
   return rc;
 }
 
-int crt_cgroup_prepare_v1(const crt_cgroup_config *cfg, const char *path, crt_cgroup_tasks *t, crt_err **err) {
-  const cg_driver *d = cg_drv_for(cfg->systemd);
+int crt_cgroup_prepare_v1(const crt_cgroup *cg, const crt_cgroup_config *cfg, crt_cgroup_tasks *t, crt_err **err) {
+  const cg_driver *d = &cg->drv;
   *t = (crt_cgroup_tasks){0};
-  if (!d->prepare_late || !path || !*path) return 0;
-  if (d->prepare_late(d, cfg, path, err) < 0) return -1;
-  return crt_cgroup_open_tasks(path, t, err);
+  if (!d->prepare_late || none(cg)) return 0;
+  if (d->prepare_late(d, cfg, cg->path, err) < 0) return -1;
+  return crt_cgroup_open_tasks(cg, t, err);
 }
 
 int crt_cgroup_tasks_join(crt_cgroup_tasks *t, crt_err **err) {
@@ -310,18 +337,19 @@ static int join_one(const char *d, pid_t pid, bool v2, crt_err **err) {
 /* The container's cgroup (and sub) on every hierarchy, except: for pid 0,
  * the cgroup2 one unless cgroup2; for another pid, the cgroup2 one it was
  * cloned into and the v1 ones when v1_joined. */
-static int join_each(const char *path, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, crt_err **err) {
-  if (!path || !*path) return 0;
-  if (sub && crt_cgroup_sub_check(sub, err) < 0) return -1;
-  const cg_driver *drv = cg_drv();
+static int join_each(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, crt_err **err) {
+  if (none(cg)) return 0;
+  if (sub && crt_cgroup_sub_check(&cg->root, sub, err) < 0) return -1;
+  const cg_driver *drv = &cg->fs;
+  const char *path = cg->path;
   char **dirs = drv->dirs(drv, path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: join");
   int rc = 0;
   for (size_t i = 0; dirs[i] && rc == 0; i++) {
     bool v2 = dir_is_v2(drv, dirs[i]);
     char hb[256];
-    cleanup_free char *s = crt_cgroup_sub_for(sub, hier_of(drv, dirs[i], hb, sizeof hb));
-    if (pid ? (v2 ? v2_member(pid, path, s) : v1_joined) : (v2 && !cgroup2)) continue;
+    cleanup_free char *s = cg_sub_for(sub, hier_of(drv, dirs[i], hb, sizeof hb));
+    if (pid ? (v2 ? v2_member(drv->root, pid, path, s) : v1_joined) : (v2 && !cgroup2)) continue;
     cleanup_free char *d = join_dir(dirs[i], s);
     if (!d) {
       rc = crt_error(err, ENOMEM, "cgroup: join");
@@ -347,20 +375,19 @@ static int join_each(const char *path, const char *sub, pid_t pid, bool v1_joine
   return rc;
 }
 
-int crt_cgroup_join_self(const char *path, const char *sub, bool cgroup2, crt_err **err) {
-  return join_each(path, sub, 0, false, cgroup2, err);
+int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err) {
+  return join_each(cg, sub, 0, false, cgroup2, err);
 }
 
-int crt_cgroup_join(const char *path, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
-  return join_each(path, sub, pid, v1_joined, true, err);
+int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
+  return join_each(cg, sub, pid, v1_joined, true, err);
 }
 
 /* ---- destroy ---- */
 
-int crt_cgroup_destroy(const char *path, crt_err **err) {
-  if (!path || !*path || strcmp(path, "/") == 0) return 0;
-  const cg_driver *d = cg_drv();
-  char **dirs = d->dirs(d, path);
+int crt_cgroup_destroy(const crt_cgroup *cg, crt_err **err) {
+  if (none(cg) || strcmp(cg->path, "/") == 0) return 0;
+  char **dirs = cg->fs.dirs(&cg->fs, cg->path);
   if (!dirs) return crt_error(err, ENOMEM, "cgroup: destroy");
   int rc = cg_remove_dirs(dirs, err);
   cg_strv_free(dirs);
@@ -395,19 +422,17 @@ static int collect_pids(const char *dir, pid_t **pids, size_t *n, crt_err **err)
   return rc;
 }
 
-bool crt_cgroup_exists(const char *path) {
-  if (!path || !*path) return false;
-  const cg_driver *d = cg_drv();
-  cleanup_free char *dir = d->procs_dir(d, path);
+bool crt_cgroup_exists(const crt_cgroup *cg) {
+  if (none(cg)) return false;
+  cleanup_free char *dir = cg->fs.procs_dir(&cg->fs, cg->path);
   return dir && access(dir, F_OK) == 0;
 }
 
-int crt_cgroup_pids(const char *path, pid_t **pids, size_t *n, crt_err **err) {
+int crt_cgroup_pids(const crt_cgroup *cg, pid_t **pids, size_t *n, crt_err **err) {
   *pids = NULL;
   *n = 0;
-  if (!path || !*path) return 0;
-  const cg_driver *d = cg_drv();
-  cleanup_free char *dir = d->procs_dir(d, path);
+  if (none(cg)) return 0;
+  cleanup_free char *dir = cg->fs.procs_dir(&cg->fs, cg->path);
   if (!dir) return crt_error(err, ENOMEM, "cgroup: pids");
   if (collect_pids(dir, pids, n, err) < 0) {
     free(crt_steal(*pids));
@@ -423,10 +448,9 @@ static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   return false;
 }
 
-/* A test tree holds no process: its cgroup.procs files say who is in. */
-static int has_pid_listed(const char *path, pid_t pid) {
-  const cg_driver *d = cg_drv();
-  char **dirs = d->dirs(d, path);
+/* A foreign tree holds no process: its cgroup.procs files say who is in. */
+static int has_pid_listed(const crt_cgroup *cg, pid_t pid) {
+  char **dirs = cg->fs.dirs(&cg->fs, cg->path);
   if (!dirs) return -1;
   int found = -1; /* nothing readable: cannot tell */
   for (size_t i = 0; dirs[i] && found != 1; i++) {
@@ -448,9 +472,10 @@ static int has_pid_listed(const char *path, pid_t pid) {
 /* One read of /proc/<pid>/cgroup (its paths are in the form state.json
  * keeps), not a walk of every hierarchy's cgroup.procs: `list` asks this
  * for every container. */
-int crt_cgroup_has_pid(const char *path, pid_t pid) {
-  if (!path || !*path) return -1;
-  if (cg_root_is_test()) return has_pid_listed(path, pid);
+int crt_cgroup_has_pid(const crt_cgroup *cg, pid_t pid) {
+  if (none(cg)) return -1;
+  if (cg->root.foreign) return has_pid_listed(cg, pid);
+  const char *path = cg->path;
   crt_proc_cgroup *v = NULL;
   size_t n = 0;
   crt_err *e = NULL;
@@ -464,7 +489,7 @@ int crt_cgroup_has_pid(const char *path, pid_t pid) {
     found = strncmp(v[i].path, path, len) == 0 && (v[i].path[len] == 0 || v[i].path[len] == '/');
   crt_proc_cgroup_free(v, n);
   /* no cgroup made (rootless) or gone: nothing to compare with */
-  if (!found && !crt_cgroup_exists(path)) return -1;
+  if (!found && !crt_cgroup_exists(cg)) return -1;
   return found;
 }
 
@@ -473,14 +498,14 @@ int crt_cgroup_has_pid(const char *path, pid_t pid) {
  * pid catch every child forked before its parent got the signal.  A freeze
  * here would outlive a crt killed midway (delete --force) and leave the
  * container "paused" with the signal pending. */
-static int kill_all_sigkill(const char *path, crt_err **err) {
+static int kill_all_sigkill(const crt_cgroup *cg, crt_err **err) {
   pid_t *seen = NULL;
   size_t nseen = 0;
   int rc = 0;
   for (int pass = 0; pass < 100 && rc == 0; pass++) {
     pid_t *pids = NULL;
     size_t n = 0, fresh = 0;
-    rc = crt_cgroup_pids(path, &pids, &n, err);
+    rc = crt_cgroup_pids(cg, &pids, &n, err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
       if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
       if (has_pid(seen, nseen, pids[i])) continue;
@@ -499,17 +524,17 @@ static int kill_all_sigkill(const char *path, crt_err **err) {
 /* Sends sig to every process of the cgroup, frozen meanwhile so that no
  * process can fork a child we would miss, then thaws it: runc's
  * signalAllProcesses, which thaws a paused container too. */
-static int kill_all_frozen(const char *path, int sig, crt_err **err) {
+static int kill_all_frozen(const crt_cgroup *cg, int sig, crt_err **err) {
   crt_err *e = NULL;
-  bool froze = crt_cgroup_freeze(path, true, &e) == 0; /* no freezer: signal unfrozen */
+  bool froze = crt_cgroup_freeze(cg, true, &e) == 0; /* no freezer: signal unfrozen */
   crt_err_free(&e);
   pid_t *pids = NULL;
   size_t n = 0;
-  int rc = crt_cgroup_pids(path, &pids, &n, err);
+  int rc = crt_cgroup_pids(cg, &pids, &n, err);
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (kill(pids[i], sig) < 0 && errno != ESRCH) rc = crt_error(err, errno, "cgroup: kill %d", (int)pids[i]);
   free(pids);
-  if (froze && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+  if (froze && crt_cgroup_freeze(cg, false, &e) < 0 && rc == 0) {
     crt_err_move(err, &e);
     return -1;
   }
@@ -517,19 +542,19 @@ static int kill_all_frozen(const char *path, int sig, crt_err **err) {
   return rc;
 }
 
-int crt_cgroup_kill(const char *path, int sig, crt_err **err) {
-  if (!path || !*path) return 0;
-  const cg_driver *d = cg_drv();
+int crt_cgroup_kill(const crt_cgroup *cg, int sig, crt_err **err) {
+  if (none(cg)) return 0;
+  const cg_driver *d = &cg->fs;
   if (sig == SIGKILL && d->kill_all) {
-    int rc = d->kill_all(d, path, err);
+    int rc = d->kill_all(d, cg->path, err);
     if (rc <= 0) return rc;
   }
-  if (sig != SIGKILL) return kill_all_frozen(path, sig, err);
-  bool was_frozen = crt_cgroup_is_frozen(path) == 1;
-  int rc = kill_all_sigkill(path, err);
+  if (sig != SIGKILL) return kill_all_frozen(cg, sig, err);
+  bool was_frozen = crt_cgroup_is_frozen(cg) == 1;
+  int rc = kill_all_sigkill(cg, err);
   /* a paused container is thawed so that the kill takes effect (runc) */
   crt_err *e = NULL;
-  if (was_frozen && crt_cgroup_freeze(path, false, &e) < 0 && rc == 0) {
+  if (was_frozen && crt_cgroup_freeze(cg, false, &e) < 0 && rc == 0) {
     crt_err_move(err, &e);
     return -1;
   }
@@ -544,10 +569,10 @@ static void sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err) {
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup to freeze");
-  const cg_driver *d = cg_drv();
-  cleanup_free char *dir = d->freezer_dir(d, path);
+int crt_cgroup_freeze(const crt_cgroup *cg, bool freeze, crt_err **err) {
+  if (none(cg)) return crt_error(err, ENOENT, "cgroup: the container has no cgroup to freeze");
+  const cg_driver *d = &cg->fs;
+  cleanup_free char *dir = d->freezer_dir(d, cg->path);
   if (!dir) return crt_error(err, ENOMEM, "cgroup: freeze");
   const char *val = freeze ? d->freeze_on : d->freeze_off;
   /* ~5 s: v1 may stay FREEZING while a task is in an uninterruptible sleep;
@@ -562,15 +587,21 @@ int crt_cgroup_freeze(const char *path, bool freeze, crt_err **err) {
   return crt_error(err, ETIMEDOUT, "cgroup: %s %s", freeze ? "freeze" : "thaw", dir);
 }
 
-char *crt_cgroup_freezer_root(void) {
-  const cg_driver *d = cg_drv();
-  return d->freezer_dir(d, "");
+char *crt_cgroup_freezer_root(const crt_cgroup_root *root) {
+  cg_driver d = *driver_for(root->mode);
+  d.root = root;
+  return d.freezer_dir(&d, "");
 }
 
-int crt_cgroup_is_frozen(const char *path) {
-  if (!path || !*path) return 0;
-  const cg_driver *d = cg_drv();
-  cleanup_free char *dir = d->freezer_dir(d, path);
+char *crt_cgroup_freezer_dir(const crt_cgroup *cg) {
+  if (none(cg)) return NULL;
+  return cg->fs.freezer_dir(&cg->fs, cg->path);
+}
+
+int crt_cgroup_is_frozen(const crt_cgroup *cg) {
+  if (none(cg)) return 0;
+  const cg_driver *d = &cg->fs;
+  cleanup_free char *dir = d->freezer_dir(d, cg->path);
   if (!dir) return -1;
   /* v2: cgroup.freeze is the requested state; "frozen" in cgroup.events
    * the reached one.  No file (no cgroup, no freezer): not frozen. */
@@ -580,27 +611,25 @@ int crt_cgroup_is_frozen(const char *path) {
 
 /* ---- stats ---- */
 
-int crt_cgroup_get_stats(const char *path, crt_cgroup_stats *st, crt_err **err) {
+int crt_cgroup_get_stats(const crt_cgroup *cg, crt_cgroup_stats *st, crt_err **err) {
   memset(st, 0, sizeof *st);
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  const cg_driver *d = cg_drv();
-  int rc = d->stats(d, path, st);
+  if (none(cg)) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+  int rc = cg->fs.stats(&cg->fs, cg->path, st);
   if (rc < 0) {
     crt_cgroup_stats_free(st);
-    return crt_error(err, ENOMEM, "cgroup: stats of %s", path);
+    return crt_error(err, ENOMEM, "cgroup: stats of %s", cg->path);
   }
   return 0;
 }
 
 /* ---- OOM notifications ---- */
 
-int crt_cgroup_oom_fd(const char *path, crt_err **err) {
-  if (!path || !*path) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
-  const cg_driver *d = cg_drv();
-  return d->oom_fd(d, path, err);
+int crt_cgroup_oom_fd(const crt_cgroup *cg, crt_err **err) {
+  if (none(cg)) return crt_error(err, ENOENT, "cgroup: the container has no cgroup");
+  return cg->fs.oom_fd(&cg->fs, cg->path, err);
 }
 
-int crt_cgroup_oom_read(const char *path, int fd, unsigned long long *last) {
-  const cg_driver *d = cg_drv();
-  return d->oom_read(d, path, fd, last);
+int crt_cgroup_oom_read(const crt_cgroup *cg, int fd, unsigned long long *last) {
+  if (none(cg)) return -1;
+  return cg->fs.oom_read(&cg->fs, cg->path, fd, last);
 }

@@ -2,7 +2,9 @@
  * the test build (build/crt-testpoints, -DCRT_TEST_POINTS): with
  * CRT_TEST_PAUSE=NAME the process stops for good at crt_test_point(NAME),
  * after writing "PID NAME" to $CRT_TEST_PAUSE_FILE, so that a test can
- * SIGKILL it exactly there.  In ./crt the calls compile to nothing. */
+ * SIGKILL it exactly there.  In ./crt the calls compile to nothing.  A
+ * test hook, so not in include/crt/ (tests/lint/test_only.py): code of
+ * every layer includes it by path, "../util/testpoint.h". */
 #ifndef CRT_TESTPOINT_H
 #define CRT_TESTPOINT_H
 
