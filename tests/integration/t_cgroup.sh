@@ -1,13 +1,23 @@
 # cgroups with real containers: limits read back from the container's
 # cgroup, pause/resume, update, events, ps, kill --all.
 
-# cg_path ID: the cgroup path crt stored in state.json
+# cg_path ID [CONTROLLER]: the container's cgroup as its init's
+# /proc/PID/cgroup says (CONTROLLER's v1 line, else the cgroup2 one), so
+# that the tests read what runc made too; crt's state.json once the init
+# is gone.
 cg_path() {
+  local pid; pid=$(state_field "$1" pid 2>/dev/null)
+  if [ -n "$pid" ] && [ "$pid" != 0 ] && [ -r "/proc/$pid/cgroup" ]; then
+    awk -F: -v c="${2:-pids}" '$1 == "0" && $2 == "" { u = $3 }
+      { n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) { print $3; f = 1; exit } }
+      END { if (!f) print u }' "/proc/$pid/cgroup"
+    return
+  fi
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("cgroup_path",""))' "$CRT_ROOT/$1/state.json"
 }
 # cg_file ID CONTROLLER FILE: reads a file of the container's cgroup
 cg_file() {
-  local p; p=$(cg_path "$1")
+  local p; p=$(cg_path "$1" "$2")
   if [ -f /sys/fs/cgroup/cgroup.controllers ]; then cat "/sys/fs/cgroup$p/$3"; else cat "/sys/fs/cgroup/$2$p/$3"; fi
 }
 
