@@ -20,6 +20,9 @@
 
 #include "crt/error.h"
 
+/* How much of the program's stderr the error keeps: its end. */
+#define CRT_SPAWN_DIAG_MAX 4096
+
 typedef struct {
   const char *name; /* what messages call the program ("criu check"); NULL: argv[0] */
   char **out;       /* stdout, malloc'd and NUL-terminated, on success; NULL: it goes with stderr */
@@ -32,7 +35,5 @@ typedef struct {
  * killed by signal N: ...", or, when it could not be run, "exec ARGV0"
  * with the errno (ENOENT: not found), NAME: before it when o->name is set. */
 int crt_spawn(char *const argv[], const crt_spawn_opts *o, crt_err **err);
-
-#define CRT_SPAWN_DIAG_MAX 4096
 
 #endif

@@ -127,8 +127,9 @@ static int status_error(const char *name, int st, capture *c, crt_err **err) {
   return crt_error(err, 0, "%s: exited with status %d%s%s", name, WEXITSTATUS(st), sep, d);
 }
 
-/* The child's stdio and nothing else; the signal state a fresh program
- * expects (run's wait blocks the signals it forwards). */
+/* The child's stdio and nothing else, and the signal state a fresh
+ * program expects: none blocked, SIGPIPE at its default (crt ignores it
+ * while it feeds a hook). */
 static int spawn(char *const argv[], int out_w, int diag_w, pid_t *pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
