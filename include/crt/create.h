@@ -36,7 +36,7 @@ typedef struct {
   int tty_sock;     /* foreground tty: our end of the console socketpair, else -1 */
   crt_held held;    /* with opts.hold, on success: the container, still locked (crt_held_release) */
   bool started;     /* start_now was honoured: the process runs already; its poststart hooks are the
-                     * caller's (crt_container_started_held) */
+                     * caller's (crt_container_run's start) */
 } crt_create_result;
 
 int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_err **err);

@@ -3,14 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "crt/cli.h"
 #include "crt/create.h"
 #include "crt/lifecycle.h"
-#include "crt/log.h"
-#include "crt/terminal.h"
 
 enum { O_BUNDLE = 'b', O_PIDFILE = 256, O_CONSOLE, O_PIDFD, O_NOPIVOT, O_NOKEYRING, O_PRESERVE, O_DETACH = 'd', O_KEEP, O_NOSUBREAPER };
 
@@ -92,60 +89,13 @@ int crt_cmd_start(int argc, char **argv) {
   return 0;
 }
 
-/* run after its create: start what create handed over, wait, delete. */
-static int run_created(crt_create_result *res, bool detach, bool keep, crt_err **err) {
-  /* The init sent the master during create: set its modes before the
-   * program can write anything. */
-  int master = -1;
-  if (res->tty_sock >= 0) {
-    if (crt_terminal_recv_master(res->tty_sock, &master, err) < 0 || crt_terminal_master_prepare(master, err) < 0) {
-      crt_warn("%s", (*err)->msg);
-      crt_err_free(err);
-    }
-    close(res->tty_sock);
-    res->tty_sock = -1;
-  }
-  int started = res->started ? crt_container_started_held(&res->held, err) : crt_container_start_held(&res->held, err);
-  if (started < 0) {
-    crt_fail(*err);
-    crt_err_free(err);
-    if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
-    if (master >= 0) close(master);
-    return 1;
-  }
-  if (detach) {
-    if (master >= 0) close(master);
-    return 0;
-  }
-  if (master >= 0) {
-    if (crt_terminal_copy_loop_forward(master, res->pid, err) < 0) crt_warn("%s", (*err)->msg);
-    crt_err_free(err);
-    close(master);
-  }
-  crt_stages t = {0};
-  CRT_STAGES_BEGIN(&t, "run");
-  int code = crt_wait_forward(res->pid);
-  CRT_STAGE(&t, "waited for the process to exit");
-  if (!keep && crt_container_delete_held(&res->held, true, err) < 0) crt_fail(*err);
-  return code;
-}
-
 int crt_cmd_run(int argc, char **argv) {
-  crt_create_opts o = {0};
-  bool detach = false, keep = false, nosub = false;
-  if (parse(argc, argv, &o, true, &detach, &keep, &nosub) < 0) return 1;
-  /* Orphans of the container land on us and are reaped. */
-  if (o.console_socket && !detach)
+  crt_run_opts o = {0};
+  if (parse(argc, argv, &o.create, true, &o.detach, &o.keep, &o.no_subreaper) < 0) return 1;
+  if (o.create.console_socket && !o.detach)
     return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");
-  if (!detach && !nosub) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
-  o.foreground_tty = !detach && !o.console_socket;
-  o.hold = true;
-  o.start_now = true;
-  crt_create_result res;
+  int code = 0;
   cleanup_err crt_err *err = NULL;
-  if (crt_container_create(&o, &res, &err) < 0) return crt_fail(err);
-  int code = run_created(&res, detach, keep, &err);
-  crt_held_release(&res.held);
+  if (crt_container_run(&o, &code, &err) < 0) return crt_fail(err);
   return code;
 }
-

@@ -1,17 +1,16 @@
 /* crt ps: the container's processes, through ps(1) filtered by pid (runc). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "crt/cli.h"
-#include "crt/fs.h"
 #include "crt/ops.h"
+#include "crt/spawn.h"
 #include "crt/str.h"
+
+enum { PS_OUTPUT_MAX = 64 << 20 }; /* ps's table is read whole: bounded, as every read of crt */
 
 static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   for (size_t i = 0; i < n; i++)
@@ -19,39 +18,15 @@ static bool has_pid(const pid_t *v, size_t n, pid_t p) {
   return false;
 }
 
-/* Runs ps with args and returns its whole stdout. */
+/* Runs ps with args (none: -ef) and returns its whole stdout; its stderr
+ * is the error's, as runc's (Go's Output()). */
 static int run_ps(char **args, int nargs, char **out, crt_err **err) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
-  char **argv = calloc((size_t)nargs + 2, sizeof *argv);
+  cleanup_free char **argv = calloc((size_t)nargs + 2, sizeof *argv);
   if (!argv) return crt_error(err, ENOMEM, "ps");
   argv[0] = "ps";
   for (int i = 0; i < nargs; i++) argv[i + 1] = args[i];
   if (nargs == 0) argv[1] = "-ef";
-  pid_t c = fork();
-  if (c == 0) {
-    dup2(p[1], 1);
-    execvp("ps", argv);
-    fprintf(stderr, "crt: exec ps: %s\n", strerror(errno));
-    _exit(127);
-  }
-  free(argv);
-  close(p[1]);
-  if (c < 0) {
-    close(p[0]);
-    return crt_error(err, errno, "fork");
-  }
-  int rc = crt_read_fd(p[0], 64 << 20, out, NULL, err);
-  close(p[0]);
-  int status;
-  while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (rc < 0) return -1;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    free(crt_steal(*out));
-    return crt_error(err, 0, "ps exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-  }
-  return 0;
+  return crt_spawn(argv, &(crt_spawn_opts){.out = out, .out_max = PS_OUTPUT_MAX}, err);
 }
 
 /* Index of the PID column in ps's header. */

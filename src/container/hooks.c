@@ -35,6 +35,9 @@ static int setup_stdio(int in_fd, int out_fd) {
   return 0;
 }
 
+/* The hook's child, forked here rather than by crt_spawn (crt/spawn.h):
+ * its own process group (the timeout kills the group), the hook's
+ * directory, its stdin fed and its output read while it runs. */
 static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, int out_fd) {
   setpgid(0, 0); /* a timeout kills the hook's whole process group */
   if (at && at->dir && chdir(at->dir) < 0) {

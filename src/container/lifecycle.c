@@ -1,4 +1,4 @@
-/* start, kill, delete. */
+/* start, kill, delete, and run (create, start, the terminal, wait, delete). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crt/cgroup.h"
+#include "crt/create.h"
 #include "crt/exec_stub.h"
 #include "crt/initcheck.h"
 #include "crt/namespaces.h"
@@ -27,6 +28,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/ops.h"
+#include "crt/terminal.h"
 #include "../util/testpoint.h"
 
 /* A pidfd for the init, only if the pid still belongs to it: checked
@@ -152,10 +154,10 @@ static int after_execve(crt_held *h, crt_stages *t, crt_err **err) {
   return 0;
 }
 
-/* start with h's lock held and its state loaded; the spec is read from
- * the state directory unless h has it.  The lock is released here, the
- * state and spec stay h's. */
-static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
+/* The exec FIFO released and the init seen past its execve: start's part
+ * before the poststart hooks, for a parked init (h's lock held, its state
+ * loaded; the spec is read from the state directory unless h has it). */
+static int release_parked(crt_held *h, crt_stages *t, crt_err **err) {
   crt_state *s = h->state;
   int rc = -1, fd = -1;
   /* The pidfd before the status check, whose init check then proves it is
@@ -182,11 +184,21 @@ static int start_held(crt_held *h, crt_stages *t, crt_err **err) {
   }
   /* the init's part: it runs the startContainer hooks, then execve */
   CRT_STAGE(t, "startContainer hooks (%zu) and execve", spec->hooks ? spec->hooks->start_container.len : 0);
-  rc = after_execve(h, t, err);
+  rc = 0;
 out:
-  if (rc < 0) crt_error_wrap(err, "start %s", s->id);
   if (pidfd >= 0) close(pidfd);
   if (fd >= 0) close(fd);
+  return rc;
+}
+
+/* start of h, its lock held and its state loaded.  started: create
+ * started the process already (run's direct start, crt_create_result's
+ * started), so only the poststart hooks are left.  The lock is released
+ * here, the state and spec stay h's. */
+static int start_held(crt_held *h, bool started, crt_stages *t, crt_err **err) {
+  int rc = started ? 0 : release_parked(h, t, err);
+  if (rc == 0) rc = after_execve(h, t, err);
+  if (rc < 0) crt_error_wrap(err, "start %s", h->state->id);
   close(h->lock);
   h->lock = -1;
   return rc;
@@ -197,24 +209,8 @@ int crt_container_start(const char *root, const char *id, crt_err **err) {
   crt_stages t = {0};
   CRT_STAGES_BEGIN(&t, "start");
   if (load_locked(root, id, &h.state, &h.lock, err) < 0) return -1;
-  int rc = start_held(&h, &t, err);
+  int rc = start_held(&h, false, &t, err);
   crt_held_release(&h);
-  return rc;
-}
-
-int crt_container_start_held(crt_held *h, crt_err **err) {
-  crt_stages t = {0};
-  CRT_STAGES_BEGIN(&t, "start");
-  return start_held(h, &t, err);
-}
-
-int crt_container_started_held(crt_held *h, crt_err **err) {
-  crt_stages t = {0};
-  CRT_STAGES_BEGIN(&t, "start");
-  int rc = after_execve(h, &t, err);
-  if (rc < 0) crt_error_wrap(err, "start %s", h->state->id);
-  close(h->lock);
-  h->lock = -1;
   return rc;
 }
 
@@ -462,20 +458,17 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   return rc;
 }
 
-/* h's state is used only if state.json is still the file create wrote
- * (not deleted and made again, or rewritten, meanwhile); else as delete. */
-int crt_container_delete_held(crt_held *h, bool force, crt_err **err) {
+/* run's delete (forced, as runc's: whatever the process left) of the
+ * container create handed over; start has released the lock.  h's state
+ * is used only if state.json is still the file create wrote (not deleted
+ * and made again, or rewritten, meanwhile); else as delete. */
+static int delete_held(crt_held *h, crt_err **err) {
   const char *id = h->state->id;
   int lock = -1;
-  if (h->lock >= 0) { /* start did not take it over: hand it on */
-    lock = h->lock;
-    h->lock = -1;
-  } else {
-    int got = lock_for_delete(h->root, id, force, &lock, err);
-    if (got != 0) return got < 0 ? -1 : 0;
-  }
-  int rc = crt_held_current(h, lock) ? delete_loaded(h->state, &h->spec, force, err)
-                                     : delete_from_disk(h->root, id, force, err);
+  int got = lock_for_delete(h->root, id, true, &lock, err);
+  if (got != 0) return got < 0 ? -1 : 0;
+  int rc = crt_held_current(h, lock) ? delete_loaded(h->state, &h->spec, true, err)
+                                     : delete_from_disk(h->root, id, true, err);
   close(lock);
   return rc;
 }
@@ -509,4 +502,64 @@ int crt_wait_forward(pid_t pid) {
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
   return code;
+}
+
+/* The master the init sent during create, its modes set before the
+ * program can write anything; -1 without a foreground terminal.  A
+ * failure is warned about: the program runs, its output not copied. */
+static int run_master(crt_create_result *res) {
+  if (res->tty_sock < 0) return -1;
+  int master = -1;
+  cleanup_err crt_err *e = NULL;
+  if (crt_terminal_recv_master(res->tty_sock, &master, &e) < 0 || crt_terminal_master_prepare(master, &e) < 0)
+    crt_warn("%s", e->msg);
+  close(res->tty_sock);
+  res->tty_sock = -1;
+  return master;
+}
+
+/* run's delete, unless --keep.  Its failure is logged as an error and
+ * does not replace the exit code or start's error, as runc's destroy. */
+static void run_delete(crt_held *h, bool keep) {
+  cleanup_err crt_err *e = NULL;
+  if (!keep && delete_held(h, &e) < 0) crt_log_error_msg(e->msg);
+}
+
+/* run after its create: start what create handed over, copy the
+ * terminal, wait, delete. */
+static int run_created(const crt_run_opts *o, crt_create_result *res, int *exit_code, crt_err **err) {
+  int master = run_master(res);
+  crt_stages t = {0};
+  CRT_STAGES_BEGIN(&t, "start");
+  if (start_held(&res->held, res->started, &t, err) < 0) {
+    run_delete(&res->held, o->keep);
+    if (master >= 0) close(master);
+    return -1;
+  }
+  *exit_code = 0;
+  if (master >= 0) { /* only in the foreground: detached, create made no master */
+    cleanup_err crt_err *e = NULL;
+    if (crt_terminal_copy_loop_forward(master, res->pid, &e) < 0) crt_warn("%s", e->msg);
+    close(master);
+  }
+  if (o->detach) return 0;
+  CRT_STAGES_BEGIN(&t, "run");
+  *exit_code = crt_wait_forward(res->pid);
+  CRT_STAGE(&t, "waited for the process to exit");
+  run_delete(&res->held, o->keep);
+  return 0;
+}
+
+int crt_container_run(const crt_run_opts *o, int *exit_code, crt_err **err) {
+  crt_create_opts co = o->create;
+  co.foreground_tty = !o->detach && !co.console_socket;
+  co.hold = true;
+  co.start_now = true;
+  /* Orphans of the container land on us and are reaped (crt_wait_forward). */
+  if (!o->detach && !o->no_subreaper) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
+  crt_create_result res;
+  if (crt_container_create(&co, &res, err) < 0) return -1;
+  int rc = run_created(o, &res, exit_code, err);
+  crt_held_release(&res.held);
+  return rc;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "crt/fs.h"
 #include "crt/log.h"
+#include "crt/spawn.h"
 #include "crt/str.h"
 
 void crt_args_add(crt_args *a, const char *s) {
@@ -208,39 +210,11 @@ int crt_criu_run(crt_args *args, const crt_criu_run_opts *o, crt_err **err) {
   return rc;
 }
 
-/* `criu check [--feature F]`, its output captured for the error. */
+/* `criu check [--feature F]`, its output (stdout and stderr) in the error. */
 int crt_criu_check(const char *criu, const char *feature, crt_err **err) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) < 0) return crt_error(err, errno, "pipe");
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(p[1], 1);
-    dup2(p[1], 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    if (feature) execlp(criu, criu, "check", "--feature", feature, (char *)NULL);
-    else execlp(criu, criu, "check", (char *)NULL);
-    dprintf(2, "exec %s: %s", criu, strerror(errno));
-    _exit(127);
-  }
-  int e = errno;
-  close(p[1]);
-  if (pid < 0) {
-    close(p[0]);
-    return crt_error(err, e, "fork for criu check");
-  }
-  char out[2048];
-  ssize_t n = crt_read_all(p[0], out, sizeof out - 1);
-  close(p[0]);
-  out[n > 0 ? n : 0] = 0;
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  for (char *q = out; *q; q++)
-    if (*q == '\n') *q = ' ';
-  size_t l = strlen(out);
-  while (l && out[l - 1] == ' ') out[--l] = 0;
-  if (feature) return crt_error(err, 0, "%s check --feature %s failed: %s", criu, feature, out);
-  return crt_error(err, 0, "%s check failed: %s", criu, out);
+  char *argv[] = {(char *)criu, "check", feature ? "--feature" : NULL, (char *)feature, NULL};
+  char name[PATH_MAX + 64]; /* "PATH check --feature F" */
+  if (crt_fmt(name, sizeof name, "%s check%s%s", criu, feature ? " --feature " : "", feature ? feature : "") < 0)
+    return crt_error(err, ENAMETOOLONG, "%s check: path too long", criu);
+  return crt_spawn(argv, &(crt_spawn_opts){.name = name}, err);
 }

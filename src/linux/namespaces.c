@@ -20,6 +20,7 @@
 #include "crt/numa.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
+#include "crt/spawn.h"
 
 pid_t crt_raw_clone(unsigned long flags) {
   return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -197,23 +198,13 @@ static int run_idmap_helper(const char *tool, pid_t pid, const crt_idmapv *m, cr
     }
   }
   argv[a] = NULL;
-  pid_t c = fork();
-  if (c < 0) return crt_error(err, errno, "fork %s", tool);
-  if (c == 0) {
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0) dup2(nul, 0);
-    execvp(tool, argv);
-    fprintf(stderr, "crt: exec %s: %s\n", tool, strerror(errno));
-    _exit(127);
-  }
-  int st = 0;
-  while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+  cleanup_err crt_err *e = NULL;
+  if (crt_spawn(argv, &(crt_spawn_opts){0}, &e) == 0) return 0;
+  if (e->errnum == ENOENT)
     return crt_error(err, ENOENT, "%s not found: mapping several ids as an unprivileged user needs Debian's uidmap", tool);
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-    return crt_error(err, EPERM, "%s %s failed (are the ranges in /etc/sub%cid?)", tool, spid, tool[3]);
-  return 0;
+  if (e->errnum) return crt_err_move(err, &e);
+  /* its refusal, in its words (on stderr) */
+  return crt_error(err, 0, "%s (are the ranges in /etc/sub%cid?)", e->msg, tool[3]);
 }
 
 /* Whether /etc/subuid (or subgid) has a line for this user (name or id). */

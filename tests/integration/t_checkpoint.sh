@@ -184,7 +184,7 @@ test_checkpoint_refused_cases_leave_the_container() {
   chmod +x "$T/badcriu"
   run_rc "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/badcriu" checkpoint --image-path "$T/img2" "$id"
   [ $rc != 0 ] || fail "checkpoint with a failing criu succeeded"
-  is_crt && assert_contains "$out" "check failed: Error (criu/kerndat.c:1): cannot run here"
+  is_crt && assert_contains "$out" "badcriu check: exited with status 1: Error (criu/kerndat.c:1): cannot run here"
   # --pre-dump needs dirty-memory tracking; --lazy-pages is not supported
   if ! "$CK_CRIU" check --feature mem_dirty_track >/dev/null 2>&1; then
     run_rc ck checkpoint --pre-dump --image-path "$T/img3" "$id"

@@ -259,6 +259,9 @@ test_rootless_subid_ranges() {
   run_rc as_user "$C" run -b "$b" r2
   assert_eq 1 "$rc"
   assert_contains "$out" "newuidmap"
+  # its status and its own words (its stderr), then the hint
+  is_crt && assert_contains "$out" "newuidmap: exited with status 1: newuidmap: "
+  is_crt && assert_contains "$out" "(are the ranges in /etc/subuid?)"
   [ ! -e "$T/home/run/crt/r2" ] || fail "state dir left after a failed create"
   # no subordinate ids at all: only the user's own id, with a warning
   sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid

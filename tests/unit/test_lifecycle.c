@@ -579,11 +579,11 @@ static void test_real_lifecycle(void **state) {
   crt_cgroup_close(cg);
 }
 
-/* run's delete (crt_container_delete_held) trusts what create handed over
- * only while state.json is the file create wrote: after a delete --force
- * and a new container of the same id, started, it refuses to delete the
- * new one (running) instead of taking it for run's stopped one. */
-static void test_real_held_delete_rechecks_state(void **state) {
+/* run's delete trusts what create handed over only while state.json is
+ * the file create wrote (crt_held_current): after a delete --force and a
+ * new container of the same id it reads the disk instead of taking the
+ * new one for run's. */
+static void test_real_held_state_rechecked(void **state) {
   (void)state;
   if (!can_run_containers()) skip();
   make_bundle("[\"sleep\",\"100\"]");
@@ -598,23 +598,45 @@ static void test_real_held_delete_rechecks_state(void **state) {
   quiet_stdio(saved, false);
   assert_int_equal(rc, 0);
   assert_true(res.held.lock >= 0 && res.held.state && res.held.spec);
-  assert_int_equal(crt_container_start_held(&res.held, &err), 0);
-  assert_int_equal(res.held.lock, -1); /* released by start */
-  assert_int_equal(status_of(id), CRT_STATUS_RUNNING);
+  assert_true(crt_held_current(&res.held, res.held.lock));
+  close(res.held.lock);
+  res.held.lock = -1;
   assert_int_equal(crt_container_delete(root, id, true, &err), 0);
   waitpid(res.pid, NULL, 0);
   pid_t pid2 = create(id, &err);
   assert_true(pid2 > 0);
-  assert_int_equal(crt_container_start(root, id, &err), 0);
-  expect_err(crt_container_delete_held(&res.held, false, &err), &err, CRT_ERR_BAD_STATE,
-             "delete %s: cannot delete container %s that is not stopped: running", id, id);
-  assert_int_equal(status_of(id), CRT_STATUS_RUNNING);
+  int lock = crt_container_lock(root, id, &err);
+  assert_true(lock >= 0);
+  assert_false(crt_held_current(&res.held, lock));
+  close(lock);
+  crt_held_release(&res.held);
   assert_int_equal(crt_container_delete(root, id, true, &err), 0);
   assert_false(exists(id));
-  /* and gone altogether: force says that is fine, as crt_container_delete */
-  assert_int_equal(crt_container_delete_held(&res.held, true, &err), 0);
-  crt_held_release(&res.held);
   waitpid(pid2, NULL, 0);
+}
+
+/* crt_container_run detached: created and started in one call, running
+ * when it returns, its lock released (a delete can take it). */
+static void test_real_run_detached(void **state) {
+  (void)state;
+  if (!can_run_containers()) skip();
+  make_bundle("[\"sleep\",\"100\"]");
+  char id[64];
+  snprintf(id, sizeof id, "crt-unit-%d-run", (int)getpid());
+  crt_err *err = NULL;
+  crt_run_opts o = {.create = {.root = root, .id = id, .bundle = bundle}, .detach = true};
+  int code = -1, saved[3];
+  quiet_stdio(saved, true);
+  int rc = crt_container_run(&o, &code, &err);
+  quiet_stdio(saved, false);
+  assert_int_equal(rc, 0);
+  assert_null(err);
+  assert_int_equal(code, 0);
+  assert_int_equal(status_of(id), CRT_STATUS_RUNNING);
+  expect_err(crt_container_start(root, id, &err), &err, CRT_ERR_BAD_STATE,
+             "start %s: cannot start an already running container", id);
+  assert_int_equal(crt_container_delete(root, id, true, &err), 0);
+  assert_false(exists(id));
 }
 
 /* delete --force of a paused container: thawed so that SIGKILL lands. */
@@ -660,7 +682,7 @@ int main(void) {
       cmocka_unit_test(test_lock),
       cmocka_unit_test(test_real_lifecycle),
       cmocka_unit_test(test_real_force_delete_paused),
-      cmocka_unit_test(test_real_held_delete_rechecks_state),
+      cmocka_unit_test(test_real_held_state_rechecked), cmocka_unit_test(test_real_run_detached),
   };
   return cmocka_run_group_tests(tests, make_root, remove_root);
 }
