@@ -21,6 +21,10 @@ typedef struct {
   const char *manage_cgroups_mode; /* soft|full|strict|ignore, NULL: criu's default */
   bool leave_running, tcp_established, ext_unix_sk, shell_job, file_locks, pre_dump, auto_dedup;
   bool empty_netns; /* --empty-ns network */
+  /* --lazy-pages: the dump serves the memory from its page server until a
+   * lazy restore has fetched it; the restore gets it through userfaultfd */
+  bool lazy_pages;
+  int status_fd; /* checkpoint --status-fd (criu writes \0 when serving), -1: none */
 } crt_criu_opts;
 
 typedef struct {

@@ -15,6 +15,7 @@
 #include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/restore.h"
+#include "crt/str.h"
 
 enum {
   O_IMAGE = 256, O_WORK, O_PARENT, O_LEAVE, O_TCP, O_EXTUNIX, O_SHELL, O_LAZY, O_STATUSFD, O_PAGESERVER, O_LOCKS,
@@ -55,7 +56,7 @@ static const struct option restore_opts[] = {
 
 /* The flags both commands have; 0 when c was one of them, 1 when not, -1
  * on a bad value. */
-static int common_flag(int c, const char *cmd, crt_criu_opts *o, bool *lazy) {
+static int common_flag(int c, const char *cmd, crt_criu_opts *o) {
   switch (c) {
   case O_IMAGE: o->image_path = optarg; return 0;
   case O_WORK: o->work_path = optarg; return 0;
@@ -64,7 +65,7 @@ static int common_flag(int c, const char *cmd, crt_criu_opts *o, bool *lazy) {
   case O_SHELL: o->shell_job = true; return 0;
   case O_LOCKS: o->file_locks = true; return 0;
   case O_DEDUP: o->auto_dedup = true; return 0;
-  case O_LAZY: *lazy = true; return 0;
+  case O_LAZY: o->lazy_pages = true; return 0;
   case O_CGMODE:
     if (strcmp(optarg, "soft") && strcmp(optarg, "full") && strcmp(optarg, "strict") && strcmp(optarg, "ignore")) {
       crt_usage_error(cmd, "invalid --manage-cgroups-mode %s: want soft, full, strict or ignore", optarg);
@@ -87,27 +88,26 @@ static void short_usage(const char *cmd, const char *what) {
   printf("Usage: crt %s [command options] <container-id>\n\n%s\n", cmd, what);
 }
 
-/* Lazy pages need a page server kept running until the restored side has
- * fetched every page (criu lazy-pages, userfaultfd): crt does not run one. */
-static int lazy_unsupported(void) {
-  cleanup_err crt_err *err = NULL;
-  crt_error_kind(&err, CRT_ERR_INVALID, 0, "--lazy-pages is not supported by crt (see docs/checkpoint.md)");
-  return crt_fail(err);
-}
-
 static void go_style_flags(int argc, char **argv, const struct option *opts);
 
-static int checkpoint_parse(int argc, char **argv, crt_checkpoint_opts *o, bool *lazy) {
+static int checkpoint_parse(int argc, char **argv, crt_checkpoint_opts *o) {
   int c;
+  long fd;
   go_style_flags(argc, argv, checkpoint_opts);
   while ((c = crt_getopt(argc, argv, "+h", checkpoint_opts, argv[0])) != -1) {
-    int r = common_flag(c, argv[0], &o->c, lazy);
+    int r = common_flag(c, argv[0], &o->c);
     if (r < 0) return 1;
     if (r == 0) continue;
     switch (c) {
     case O_PARENT: o->c.parent_path = optarg; break;
     case O_LEAVE: o->c.leave_running = true; break;
-    case O_STATUSFD: break; /* runc: only read with --lazy-pages */
+    case O_STATUSFD: /* used with --lazy-pages only, as runc */
+      if (crt_parse_long(optarg, -1, INT_MAX, &fd) < 0) {
+        crt_usage_error(argv[0], "invalid --status-fd %s: want a file descriptor number", optarg);
+        return 1;
+      }
+      o->c.status_fd = (int)fd;
+      break;
     case O_PAGESERVER: o->c.page_server = optarg; break;
     case O_PREDUMP: o->c.pre_dump = true; break;
     case 'h': short_usage(argv[0], "Checkpoint a running container with CRIU."); return 0;
@@ -119,11 +119,9 @@ static int checkpoint_parse(int argc, char **argv, crt_checkpoint_opts *o, bool 
 }
 
 int crt_cmd_checkpoint(int argc, char **argv) {
-  crt_checkpoint_opts o = {.root = crt_g.root};
-  bool lazy = false;
-  int rc = checkpoint_parse(argc, argv, &o, &lazy);
+  crt_checkpoint_opts o = {.root = crt_g.root, .c.status_fd = -1};
+  int rc = checkpoint_parse(argc, argv, &o);
   if (rc >= 0) return rc;
-  if (lazy) return lazy_unsupported();
   o.id = argv[optind];
   o.c.criu = crt_criu_binary(crt_g.criu);
   cleanup_err crt_err *err = NULL;
@@ -132,7 +130,7 @@ int crt_cmd_checkpoint(int argc, char **argv) {
 }
 
 typedef struct {
-  bool lazy, detach, no_subreaper, notify;
+  bool detach, no_subreaper, notify;
 } restore_flags;
 
 /* Go's flag syntax, which urfave/cli (runc) accepts and go-runc uses:
@@ -157,7 +155,7 @@ static int restore_parse(int argc, char **argv, crt_restore_opts *o, restore_fla
   int c;
   go_style_flags(argc, argv, restore_opts);
   while ((c = crt_getopt(argc, argv, "+b:dh", restore_opts, argv[0])) != -1) {
-    int r = common_flag(c, argv[0], &o->c, &f->lazy);
+    int r = common_flag(c, argv[0], &o->c);
     if (r < 0) return 1;
     if (r == 0) continue;
     switch (c) {
@@ -189,13 +187,12 @@ static int notify(const char *id) {
 }
 
 int crt_cmd_restore(int argc, char **argv) {
-  crt_restore_opts o = {.root = crt_g.root, .systemd_cgroup = crt_g.systemd_cgroup};
+  crt_restore_opts o = {.root = crt_g.root, .systemd_cgroup = crt_g.systemd_cgroup, .c.status_fd = -1};
   restore_flags f = {0};
   int rc = restore_parse(argc, argv, &o, &f);
   if (rc >= 0) return rc;
   o.id = argv[optind];
   if (f.notify) return notify(o.id);
-  if (f.lazy) return lazy_unsupported();
   o.c.criu = crt_criu_binary(crt_g.criu);
   o.rootless = crt_cli_rootless();
   char self[PATH_MAX];

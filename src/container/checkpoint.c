@@ -153,12 +153,14 @@ int crt_ckpt_dirs(const crt_criu_opts *c, char **images, char **work, crt_err **
   return 0;
 }
 
-/* "IP:PORT" -> --page-server --address IP --port PORT (runc's format). */
-static int page_server_args(crt_args *a, const char *ps, crt_err **err) {
+/* "IP:PORT" -> --page-server --address IP --port PORT (runc's format).
+ * With --lazy-pages the dump is the page server itself, listening there:
+ * criu's --page-server would make it connect to one instead. */
+static int page_server_args(crt_args *a, const char *ps, bool lazy, crt_err **err) {
   const char *colon = strrchr(ps, ':');
   if (!colon || colon == ps || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
     return crt_error_kind(err, CRT_ERR_INVALID, 0, "--page-server %s: want IP:PORT", ps);
-  crt_args_add(a, "--page-server");
+  if (!lazy) crt_args_add(a, "--page-server");
   crt_args_addf(a, "--address=%.*s", (int)(colon - ps), ps);
   crt_args_addf(a, "--port=%s", colon + 1);
   return 0;
@@ -183,7 +185,8 @@ int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (*(const bool *)((const char *)c + flags[i].off)) crt_args_add(a, flags[i].flag);
   if (c->empty_netns) crt_args_add(a, "--empty-ns=net");
-  if (c->page_server && page_server_args(a, c->page_server, err) < 0) return -1;
+  if (c->lazy_pages) crt_args_add(a, "--lazy-pages");
+  if (c->page_server && page_server_args(a, c->page_server, c->lazy_pages, err) < 0) return -1;
   return 0;
 }
 
@@ -345,6 +348,8 @@ static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, 
  * when the dump is incremental (pre-dump, or a dump on a parent). */
 int crt_ckpt_criu_usable(const crt_criu_opts *c, bool track_mem, crt_err **err) {
   if (crt_criu_check(c->criu, NULL, err) < 0) return crt_error_wrap(err, "criu cannot run on this system");
+  if (c->lazy_pages && crt_criu_check(c->criu, "uffd-noncoop", err) < 0)
+    return crt_error_wrap(err, "--lazy-pages needs the kernel's non-cooperative userfaultfd");
   if (track_mem && crt_criu_check(c->criu, "mem_dirty_track", err) < 0)
     return crt_error_wrap(err, "%s needs the kernel's dirty-memory tracking (soft-dirty PTEs), which this kernel "
                                "lacks",
@@ -366,6 +371,7 @@ static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, co
   if (c->pre_dump || c->parent_path) crt_args_add(a, "--track-mem");
   if (c->parent_path) crt_args_addf(a, "--prev-images-dir=%s", c->parent_path);
   if (c->leave_running && !c->pre_dump) crt_args_add(a, "--leave-running");
+  if (c->lazy_pages && c->status_fd >= 0) crt_args_addf(a, "--status-fd=%d", c->status_fd);
   cleanup_free char *fz = crt_cgroup_freezer_dir(s->cg);
   if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
   for (size_t i = 0; i < d->n_mounts; i++) crt_args_addf(a, "--external=mnt[%s]:%s", d->mounts[i].key, d->mounts[i].key);
@@ -380,6 +386,17 @@ static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, co
   return 0;
 }
 
+/* runc's check of --status-fd (given with --lazy-pages): criu inherits it
+ * and writes \0 there once its page server is ready. */
+static int status_fd_ok(const crt_criu_opts *c, crt_err **err) {
+  if (!c->lazy_pages || c->status_fd < 0) return 0;
+  int fl = fcntl(c->status_fd, F_GETFL);
+  if (fl < 0) return crt_error_kind(err, CRT_ERR_INVALID, errno, "invalid --status-fd argument %d", c->status_fd);
+  if ((fl & O_ACCMODE) == O_RDONLY)
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid --status-fd argument %d: not writable", c->status_fd);
+  return 0;
+}
+
 /* The dump itself, once the container is known to be running. */
 static int dump(const crt_checkpoint_opts *o, const crt_state *s, crt_err **err) {
   crt_spec *spec = NULL;
@@ -387,7 +404,7 @@ static int dump(const crt_checkpoint_opts *o, const crt_state *s, crt_err **err)
   crt_args a = {0};
   cleanup_free char *images = NULL, *work = NULL, *log = NULL;
   int rc = -1;
-  if (crt_ckpt_dirs(&o->c, &images, &work, err) < 0) goto out;
+  if (crt_ckpt_dirs(&o->c, &images, &work, err) < 0 || status_fd_ok(&o->c, err) < 0) goto out;
   if (crt_ckpt_criu_usable(&o->c, o->c.pre_dump || o->c.parent_path, err) < 0) goto out;
   if (crt_state_load_spec(s, &spec, err) < 0 || describe(s, spec, &d, err) < 0) goto out;
   if (crt_mkdir_p(images, 0700, err) < 0 || crt_mkdir_p(work, 0700, err) < 0) goto out;
@@ -398,9 +415,10 @@ static int dump(const crt_checkpoint_opts *o, const crt_state *s, crt_err **err)
   }
   const char *config = crt_ckpt_config_file(spec);
   if (config && crt_ckpt_apply_config(&a, config, work, &log, err) < 0) goto out;
+  /* before criu runs: a lazy restore starts while the dump serves pages */
+  if (!o->c.pre_dump && crt_ckpt_desc_save(images, &d, err) < 0) goto out;
   crt_criu_run_opts ro = {.log = log};
   if (crt_criu_run(&a, &ro, err) < 0) goto out;
-  if (!o->c.pre_dump && crt_ckpt_desc_save(images, &d, err) < 0) goto out;
   rc = 0;
 out:
   crt_args_free(&a);

@@ -43,7 +43,14 @@ stopped() { [ "$(status)" = stopped ]; }
 gone() { [ ! -d "$CG$C" ]; }
 procs_are() { [ "$(wc -l <"$CG$C/cgroup.procs")" = "$1" ]; }
 empty() { [ -z "$(cat "$CG$C/cgroup.procs" 2>/dev/null)" ]; }
-cleanup() { rt delete -f "$ID" >/dev/null 2>&1; [ -d "$CG$C" ] && rmdir "$CG$C" 2>/dev/null; return 0; }
+# cleanup: the check's container and cgroup, and a first one a check kept
+# in ID_ALSO/C_ALSO
+cleanup() {
+  for i in "$ID" ${ID_ALSO:-}; do rt delete -f "$i" >/dev/null 2>&1; done
+  for cg in "$C" ${C_ALSO:-}; do [ -d "$CG$cg" ] && rmdir "$CG$cg" 2>/dev/null; done
+  ID_ALSO= C_ALSO=
+  return 0
+}
 
 # A memory hog in a 32M cgroup without swap is OOM-killed in its own
 # cgroup: run's exit code is 137 and memory.events counts the kill.
@@ -431,6 +438,123 @@ as_user() {
     as_user env HOME=/tmp XDG_RUNTIME_DIR=$T/rl "$RT" --root "$T/rl/$RT_NAME" "$@" </dev/null
 }
 
+# ---- checkpoint and restore (CRIU 4.2 in the guest; crun 1.8 here is
+# built without CRIU: its checks return at once) ----
+COUNT='i=0; while :; do i=$((i + 1)); echo $i; sleep 0.2; done'
+no_criu() { [ "$RT_NAME" = crun ]; }
+# piped ID OUT CMD...: CMD with stdout and stderr on a pipe to OUT (criu
+# dumps pipes; a file of the guest is outside the container's mounts)
+piped() {
+  pid_id=$1 out=$2; shift 2
+  { "$@" </dev/null 2>&1 || echo "exit status $?"; } | cat >"$out" &
+  wait_for is_running "$pid_id" || why "$* did not give a running $pid_id: $(cat "$out")"
+}
+is_running() { [ "$(rt state "$1" 2>/dev/null | jq -r .status)" = running ]; }
+counted() { [ "$(wc -l <"$1")" -ge 2 ]; }
+# goes_on OUT1 OUT2: the restored process counts on from where the
+# checkpointed one stopped (its memory came back)
+goes_on() {
+  wait_for counted "$2" || why "no counting after restore: $(cat "$2")" || return 1
+  expect "first count after restore" $(($(tail -n1 "$1") + 1)) "$(head -n1 "$2")"
+}
+ck_log() { grep -h 'Error' "$@" 2>/dev/null | tail -3; }
+
+# A plain container (cgroup namespace, cgroup v2): checkpoint, restore,
+# the count goes on, exec works in the restored container.
+c_checkpoint() {
+  no_criu && return 0
+  bundle "$COUNT" '.linux.namespaces |= (map(select(.type != "cgroup")) + [{"type": "cgroup"}])'
+  piped "$ID" "$T/o0" rt run -d -b "$B" "$ID" || return 1
+  wait_for counted "$T/o0" || why "no counting: $(cat "$T/o0")" || return 1
+  for k in 1; do # runc's simple_cr does two rounds; one keeps the suite short
+    rt checkpoint --image-path "$T/img$k" --work-path "$T/w$k" "$ID" >"$T/out" 2>&1 ||
+      why "checkpoint $k: $(cat "$T/out") $(ck_log "$T/w$k/dump.log")" || return 1
+    rt state "$ID" >/dev/null 2>&1 && { why "$ID still there after checkpoint $k"; return 1; }
+    piped "$ID" "$T/o$k" rt restore -d -b "$B" --image-path "$T/img$k" --work-path "$T/w$k" "$ID" ||
+      why "restore $k: $(cat "$T/o$k") $(ck_log "$T/w$k/restore.log")" || return 1
+    goes_on "$T/o$((k - 1))" "$T/o$k" || return 1
+    expect "the restored init's cgroup" "0::$C" "$(cat /proc/$(pid_of)/cgroup)" || return 1
+    expect "exec in the restored container" "0::/" "$(rt exec "$ID" cat /proc/self/cgroup 2>&1)" || return 1
+  done
+}
+
+# runc's "checkpoint --lazy-pages and restore": the dump serves the memory
+# from a page server (readiness: a \0 on --status-fd), criu's lazy-pages
+# daemon fetches it for a restore under another id and cgroup (the first
+# container lives until every page is gone), the dump ends when it has.
+c_checkpoint_lazy() {
+  no_criu && return 0
+  criu check --feature uffd-noncoop >/dev/null 2>&1 || why "criu check --feature uffd-noncoop: no userfaultfd" || return 1
+  bundle "$COUNT"
+  id1=$ID b1=$B ID_ALSO=$ID C_ALSO=$C
+  piped "$ID" "$T/o0" rt run -d -b "$B" "$ID" || return 1
+  wait_for counted "$T/o0" || why "no counting: $(cat "$T/o0")" || return 1
+  # the status fd: write-only (runc 1.1 refuses a read-write one), read
+  # through fd 8
+  mkfifo "$T/status"
+  exec 8<>"$T/status" 7>"$T/status"
+  ign=--manage-cgroups-mode=ignore
+  old_runc && ign= # runc 1.1 has no ignore mode
+  rt checkpoint --lazy-pages --page-server 0.0.0.0:27277 --status-fd 7 $ign \
+    --work-path "$T/w" --image-path "$T/img" "$ID" >"$T/ck.out" 2>&1 &
+  ckp=$!
+  exec 7>&-
+  st=$(timeout 60 dd bs=1 count=1 <&8 2>/dev/null | od -An -tx1 | tr -d ' ')
+  exec 8>&-
+  expect "the status fd byte" 00 "$st" || { kill $ckp; why "status fd: '$st' $(ck_log "$T/w/dump.log") $(cat "$T/ck.out")"; return 1; }
+  [ -e "$T/img/inventory.img" ] || why "no inventory.img while the pages are served" || return 1
+  criu lazy-pages --page-server --address 127.0.0.1 --port 27277 -D "$T/img" >"$T/lp.out" 2>&1 &
+  lpp=$!
+  bundle "$COUNT" # the restored one: another id and cgroup
+  cp "$b1/config.json" "$B/config.json.in"
+  jq --arg cg "$C" '.linux.cgroupsPath = $cg' "$B/config.json.in" >"$B/config.json"
+  piped "$ID" "$T/o1" rt restore -d -b "$B" --lazy-pages $ign \
+    --work-path "$T/img" --image-path "$T/img" "$ID" ||
+    why "lazy restore: $(cat "$T/o1") $(ck_log "$T/img/restore.log" "$T/img/lazy-pages.log") $(cat "$T/lp.out")" ||
+    { kill $ckp $lpp; return 1; }
+  goes_on "$T/o0" "$T/o1" || { kill $ckp $lpp; return 1; }
+  wait $ckp || why "lazy checkpoint: $(cat "$T/ck.out") $(ck_log "$T/w/dump.log")" || return 1
+  wait $lpp || why "criu lazy-pages: $(cat "$T/lp.out")" || return 1
+  wait_for gone_id "$id1" || why "$id1 still there after the pages went" || return 1
+  expect "exec in the lazily restored container" ok "$(rt exec "$ID" echo ok 2>&1)"
+}
+gone_id() { ! rt state "$1" >/dev/null 2>&1; }
+
+# runc's "checkpoint and restore with netdevice": a dummy device moved in
+# by linux.netDevices (runc >= 1.3) into a network namespace joined by
+# path, which criu leaves as external: after the restore the device is
+# there with its address and mtu.  A container with a network namespace of
+# its own and such a device cannot be dumped (criu has no dummy links).
+c_checkpoint_netdev() {
+  no_criu && return 0
+  old_runc && return 0
+  ns=ckns-$RT_NAME d=ckd$n addr=10.7.$n.1/24 ip=/usr/local/bin/ip # iproute2, not busybox's applet
+  { $ip netns add $ns && $ip link add $d type dummy && $ip link set $d mtu 1789 && $ip addr add $addr dev $d; } >"$T/out" 2>&1 ||
+    why "ip netns add, ip link add: $(cat "$T/out")" || return 1
+  bundle "$COUNT" ".linux.netDevices = {\"$d\": {}}
+    | .linux.namespaces |= map(if .type == \"network\" then .path = \"/run/netns/$ns\" else . end)"
+  piped "$ID" "$T/o0" rt run -d -b "$B" "$ID" || { $ip netns del $ns; return 1; }
+  wait_for counted "$T/o0" || why "no counting: $(cat "$T/o0")" || { $ip netns del $ns; return 1; }
+  rt checkpoint --image-path "$T/img" --work-path "$T/w" "$ID" >"$T/out" 2>&1 ||
+    why "checkpoint: $(cat "$T/out") $(ck_log "$T/w/dump.log")" || { $ip netns del $ns; return 1; }
+  piped "$ID" "$T/o1" rt restore -d -b "$B" --image-path "$T/img" --work-path "$T/w" "$ID" ||
+    why "restore: $(cat "$T/o1") $(ck_log "$T/w/restore.log")" || { $ip netns del $ns; return 1; }
+  goes_on "$T/o0" "$T/o1" || { $ip netns del $ns; return 1; }
+  a=$(rt exec "$ID" ip -o addr show $d 2>&1) l=$(rt exec "$ID" ip -o link show $d 2>&1)
+  cleanup
+  $ip netns del $ns
+  expect_in "the device's address after restore" "$addr" "$a" || return 1
+  expect_in "the device's mtu after restore" "mtu 1789" "$l" || return 1
+  # its own network namespace: the dump fails, the container goes on
+  $ip link add $d type dummy || why "ip link add $d" || return 1
+  bundle "$COUNT" ".linux.netDevices = {\"$d\": {}}"
+  piped "$ID" "$T/o2" rt run -d -b "$B" "$ID" || return 1
+  wait_for counted "$T/o2" || why "no counting: $(cat "$T/o2")" || return 1
+  rt checkpoint --image-path "$T/img2" --work-path "$T/w2" "$ID" >"$T/out" 2>&1 && { why "dumped a dummy device"; return 1; }
+  expect_in "the dump's error" "Unsupported link" "$(cat "$T/out")" || return 1
+  expect "status after the failed dump" running "$(status)"
+}
+
 c_nothing_left() {
   left=$(ls -d $CG/t-$RT_NAME-* $CG/nest-$RT_NAME 2>/dev/null)
   expect "cgroups left behind" "" "$left" || return 1
@@ -439,7 +563,7 @@ c_nothing_left() {
 
 CHECKS="memory_oom memory_files pids cpu cpu_idle cpu_enforced cpuset io hugetlb unified freeze kill_all
  kill_host_pidns kill_signal devices devices_update update_more cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes rootless events_oom rlimit_above_hard netdevices
- nothing_left"
+ checkpoint checkpoint_lazy checkpoint_netdev nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

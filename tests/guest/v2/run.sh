@@ -15,7 +15,24 @@ rm -rf "$G/v2"; mkdir -p "$root"/{bin,etc,guest/rootfs/bin,usr/local/bin}
 cp /bin/busybox "$root/bin/busybox"
 guest_add_bin "$root" ./crt /usr/local/bin/crt
 for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv /usr/sbin/ip; do guest_add_bin "$root" "$p"; done
-guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk dummy
+# CRIU for the checkpoint checks: $CRIU, else 4.2 beside the checkout
+# (the guest's kernel is Debian's 6.1, where Debian's criu works too)
+criu=${CRIU:-$here/../shared/criu/criu}
+[ -x "$criu" ] || criu=$(command -v criu)
+guest_add_bin "$root" "$criu" /usr/local/bin/criu
+# what criu runs: iproute2's ip (ip addr save; busybox's ip has no netns
+# or save), GNU tar (tmpfs contents), iptables-restore for its network
+# lock (the nft variant)
+guest_add_bin "$root" /usr/sbin/ip /usr/local/bin/ip
+guest_add_bin "$root" /usr/bin/tar /usr/local/bin/tar
+for t in iptables-restore ip6tables-restore iptables-save ip6tables-save; do
+  guest_add_bin "$root" /usr/sbin/xtables-nft-multi /usr/local/bin/$t
+done
+xt=/usr/lib/x86_64-linux-gnu/xtables
+mkdir -p "$root$xt" && cp "$xt"/libxt_mark.so "$xt"/libxt_standard.so "$root$xt/"
+guest_modules "$root" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk dummy \
+  tun veth inet_diag tcp_diag udp_diag unix_diag netlink_diag af_packet_diag nfnetlink crc32c_generic libcrc32c nf_tables x_tables nft_compat xt_mark \
+  nf_defrag_ipv4 nf_defrag_ipv6 nf_conntrack nf_conntrack_netlink # criu
 install -m 755 tests/guest/v2/init "$root/init"
 cp tests/guest/v2/checks.sh "$root/guest/"
 echo "${GUEST_RUNTIMES:-crt runc crun}" >"$root/guest/runtimes"
