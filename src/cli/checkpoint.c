@@ -6,13 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "crt/checkpoint.h"
 #include "crt/cli.h"
 #include "crt/criu.h"
-#include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/restore.h"
 #include "crt/str.h"
@@ -202,12 +200,10 @@ int crt_cmd_restore(int argc, char **argv) {
   o.self = self;
   if (o.console_socket && !f.detach)
     return crt_usage_error(argv[0], "cannot use console socket if runc will not detach or allocate tty");
-  if (!f.detach && !f.no_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1);
-  pid_t pid = 0;
+  o.detach = f.detach;
+  o.no_subreaper = f.no_subreaper;
+  int code = 0;
   cleanup_err crt_err *err = NULL;
-  if (crt_container_restore(&o, &pid, &err) < 0) return crt_fail(err);
-  if (f.detach) return 0;
-  int code = crt_wait_forward(pid);
-  if (crt_container_delete(o.root, o.id, true, &err) < 0) crt_fail(err);
+  if (crt_container_restore_run(&o, &code, &err) < 0) return crt_fail(err);
   return code;
 }

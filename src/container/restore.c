@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +44,7 @@
 #include "crt/criu.h"
 #include "crt/fs.h"
 #include "crt/hooks.h"
+#include "crt/lifecycle.h"
 #include "crt/log.h"
 #include "crt/terminal.h"
 
@@ -459,4 +461,17 @@ out:
   crt_spec_free(spec);
   crt_state_free(s);
   return rc;
+}
+
+int crt_container_restore_run(const crt_restore_opts *o, int *exit_code, crt_err **err) {
+  *exit_code = 0;
+  /* Orphans of the container land on us and are reaped (crt_wait_forward). */
+  if (!o->detach && !o->no_subreaper) (void)prctl(PR_SET_CHILD_SUBREAPER, 1); /* cannot fail: it only sets a flag */
+  pid_t pid = 0;
+  if (crt_container_restore(o, &pid, err) < 0) return -1;
+  if (o->detach) return 0;
+  *exit_code = crt_wait_forward(pid);
+  cleanup_err crt_err *e = NULL;
+  if (crt_container_delete(o->root, o->id, true, &e) < 0) crt_log_error_msg(e->msg);
+  return 0;
 }
