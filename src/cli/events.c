@@ -127,12 +127,15 @@ static int stream(crt_watch *w, long long interval, crt_err **err) {
   return 0;
 }
 
+/* runc's --interval default: 5s */
+#define EVENTS_INTERVAL_MS 5000
+
 int crt_cmd_events(int argc, char **argv) {
   static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
                                        {"stats", no_argument, NULL, 's'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  long long interval = 5000;
+  long long interval = EVENTS_INTERVAL_MS;
   bool stats = false;
   crt_operands ops = {0};
   int c;

@@ -136,11 +136,15 @@ static void drop_fill(char *buf, size_t *len, size_t n) {
   *len += n - skip;
 }
 
+/* While start reads the FIFO, how often it looks whether the init is
+ * still parked (an init that exec'd or died writes nothing more). */
+#define LOOK_MS 100
+
 /* Reads the FIFO until EOF after the init's first byte; buf gets it all. */
 static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t size, size_t *len, crt_err **err) {
   for (;;) {
     struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-    int r = poll(p, pidfd >= 0 ? 2 : 1, 100);
+    int r = poll(p, pidfd >= 0 ? 2 : 1, LOOK_MS);
     if (r < 0 && errno == EINTR) continue;
     /* 0: alive and parked (or cannot tell), -1: gone, 1: exec'd */
     int seen = r >= 0 && !p[0].revents ? look_at_init(s, pidfd, pidfd >= 0 ? p[1].revents : 0) : 0;

@@ -16,6 +16,9 @@
 #include "crt/log.h"
 #include "crt/str.h"
 
+/* Without a pidfd, how often a hook's exit is looked for. */
+#define EXIT_POLL_MS 20
+
 static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -152,13 +155,13 @@ static int await_hook(pid_t pid, hook_io *io, int64_t deadline, int *status) {
       if (pidfd >= 0) close(pidfd);
       return 1;
     }
-    /* no pidfd (kernel < 5.3): the exit is looked for every 20 ms */
-    if (pidfd < 0 && (wait_ms < 0 || wait_ms > 20)) wait_ms = 20;
+    /* no pidfd (kernel < 5.3): the exit is looked for every EXIT_POLL_MS */
+    if (pidfd < 0 && (wait_ms < 0 || wait_ms > EXIT_POLL_MS)) wait_ms = EXIT_POLL_MS;
     if (poll(p, 3, wait_ms) < 0 && errno != EINTR) {
       /* cannot poll (ENOMEM): stop reading the pipes, look for the exit
-       * every 20 ms */
+       * every EXIT_POLL_MS */
       p[0].fd = p[1].fd = -1;
-      nanosleep(&(struct timespec){0, 20 * 1000000}, NULL);
+      nanosleep(&(struct timespec){0, EXIT_POLL_MS * 1000000L}, NULL);
       continue;
     }
     if (p[0].fd >= 0 && p[0].revents && drain(io->out_fd, &io->o)) p[0].fd = -1;

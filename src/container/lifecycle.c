@@ -31,6 +31,12 @@
 #include "crt/terminal.h"
 #include "../util/testpoint.h"
 
+/* How often a wait for the init's exit looks again (without a pidfd to
+ * poll), and how long one SIGKILLed may take to go (a process in
+ * uninterruptible sleep, a slow PID 1 reaping it). */
+#define STOP_POLL_MS 5
+#define KILL_WAIT_MS 10000
+
 /* A pidfd for the init, only if the pid still belongs to it: checked
  * after the pidfd is held, so the pidfd is the process that passed. */
 static int init_pidfd(const crt_state *s) {
@@ -67,7 +73,7 @@ static int signal_init(const crt_state *s, int sig) {
 static bool wait_stopped(const crt_state *s, int timeout_ms) {
   /* A pidfd becomes readable when the process exits: no fixed sleeps. */
   int fd = init_pidfd(s);
-  for (int waited = 0; waited <= timeout_ms; waited += 5) {
+  for (int waited = 0; waited <= timeout_ms; waited += STOP_POLL_MS) {
     /* Reap it if it is our own child (run, tests). */
     waitpid(s->pid, NULL, WNOHANG);
     if (crt_state_status(s) == CRT_STATUS_STOPPED) {
@@ -76,9 +82,9 @@ static bool wait_stopped(const crt_state *s, int timeout_ms) {
     }
     if (fd >= 0) {
       struct pollfd p = {.fd = fd, .events = POLLIN};
-      poll(&p, 1, 5);
+      poll(&p, 1, STOP_POLL_MS);
     } else {
-      struct timespec ts = {0, 5 * 1000000};
+      struct timespec ts = {0, STOP_POLL_MS * 1000000L};
       nanosleep(&ts, NULL);
     }
   }
@@ -113,7 +119,7 @@ static int stop_container(const crt_state *s, const char *op, crt_err **err) {
     crt_warn("%s %s: %s", op, s->id, e->msg);
   if (signal_init(s, SIGKILL) < 0 && errno != ESRCH)
     crt_warn("%s %s: kill pid %d: %s", op, s->id, s->pid, strerror(errno));
-  if (!wait_stopped(s, 10000)) return crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
+  if (!wait_stopped(s, KILL_WAIT_MS)) return crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
   return 0;
 }
 
