@@ -67,7 +67,6 @@ typedef struct {
   int netns_fd;     /* that namespace, which the init joins first (not cloned with CLONE_NEWNET), or -1 */
   bool netns_by_init; /* the init unshares its network namespace itself, while we make the v1 cgroup */
   crt_cgroup_tasks cg_tasks; /* v1: the prepared cgroup's tasks files (joined by the init itself) */
-  crt_cgroup *cg;            /* the container's cgroup (the state's, s->cg) */
   bool v1_self_joined; /* the init joins the v1 hierarchies itself: we move it into none */
   bool v1_late;     /* the v1 hierarchies are made after the clone, at the init's CGROUP request */
   bool cgroup_failed; /* making the v1 cgroup after the clone failed */
@@ -118,7 +117,7 @@ static char *abs_path(const char *base, const char *p) {
  * answer to CGROUP. */
 static const char *cgroup_at_clone(const create_ctx *c) {
   if (!c->cgroup_made || c->v1_late) return NULL;
-  return c->cgroup_fd >= 0 || crt_cgroup_mode(c->cg) == CRT_CGROUP_MODE_V1 ? c->state->cgroup_path : NULL;
+  return c->cgroup_fd >= 0 || crt_cgroup_mode(c->state->cg) == CRT_CGROUP_MODE_V1 ? c->state->cgroup_path : NULL;
 }
 
 /* What the init is given: nothing of ours but these. */
@@ -213,12 +212,12 @@ static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   if (c->cgroup_made) {
     /* prepared: the init was born in the cgroup2 one unless clone3 fell
      * back, and joined the v1 ones itself */
-    if (crt_cgroup_configure(c->cg, &cc, err) < 0) return -1;
-    return crt_cgroup_join(c->cg, NULL, s->pid, c->v1_self_joined, err);
+    if (crt_cgroup_configure(c->state->cg, &cc, err) < 0) return -1;
+    return crt_cgroup_join(c->state->cg, NULL, s->pid, c->v1_self_joined, err);
   }
   if (!*s->cgroup_path) return no_cgroup(c, err);
   char *entered = NULL;
-  if (crt_cgroup_enter(c->cg, &cc, s->pid, &entered, err) < 0) {
+  if (crt_cgroup_enter(c->state->cg, &cc, s->pid, &entered, err) < 0) {
     const char *what = c->opts->rootless ? crt_rootless_cgroup_demand(resources_of(c->spec)) : NULL;
     if (what) crt_error_wrap(err, "linux.resources.%s needs the container's cgroup, which rootless crt could not make", what);
     return -1;
@@ -241,7 +240,7 @@ static int place_in_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
  * and no poststop hooks (the container never had its cgroup). */
 static int prepare_v1_late(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  if (crt_cgroup_prepare_v1(c->cg, &cc, &c->cg_tasks, err) == 0) return 0;
+  if (crt_cgroup_prepare_v1(c->state->cg, &cc, &c->cg_tasks, err) == 0) return 0;
   c->cgroup_failed = true;
   return -1;
 }
@@ -435,13 +434,13 @@ static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
  * leave them there). */
 static bool v1_late_wanted(const create_ctx *c) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  return crt_cgroup_v1_late(c->cg, &cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) && !crt_spec_rootfs_shared(c->spec);
+  return crt_cgroup_v1_late(c->state->cg, &cc) && !crt_spec_namespace(c->spec, CRT_NS_USER) && !crt_spec_rootfs_shared(c->spec);
 }
 
 /* Pure v1 with the cgroup made after the clone: nothing of the cgroup
  * exists before the clone. */
 static bool nothing_made_before_clone(const create_ctx *c) {
-  return c->v1_late && crt_cgroup_mode(c->cg) == CRT_CGROUP_MODE_V1;
+  return c->v1_late && crt_cgroup_mode(c->state->cg) == CRT_CGROUP_MODE_V1;
 }
 
 /* The cgroup is made before the init, which is then cloned straight into
@@ -451,18 +450,18 @@ static bool nothing_made_before_clone(const create_ctx *c) {
  * --force cannot find. */
 static int prepare_cgroup(create_ctx *c, crt_state *s, crt_err **err) {
   crt_cgroup_config cc = cgroup_config(c->opts, c->spec);
-  if (!crt_cgroup_prepares(c->cg, &cc)) return 0;
+  if (!crt_cgroup_prepares(c->state->cg, &cc)) return 0;
   cc.v1_late = c->v1_late; /* decided with the config (crt_container_create) */
   /* v1_late on pure v1 makes nothing before the clone: the rescue file is
    * written once, after it, with the init's pid, still before the cgroup
    * exists (start_init) */
   if (!nothing_made_before_clone(c) && crt_state_save_rescue(c->opts->root, s, err) < 0) return -1;
   enum crt_cgroup_prepared got;
-  if (crt_cgroup_prepare(c->cg, &cc, &got, &c->cgroup_fd, err) < 0) return -1;
+  if (crt_cgroup_prepare(c->state->cg, &cc, &got, &c->cgroup_fd, err) < 0) return -1;
   c->cgroup_made = got == CRT_CGROUP_PREPARED;
   if (got == CRT_CGROUP_NONE) s->cgroup_path[0] = 0; /* rootless: no cgroup */
   c->v1_late = c->v1_late && c->cgroup_made;
-  if (c->cgroup_made && !c->v1_late && crt_cgroup_open_tasks(c->cg, &c->cg_tasks, err) < 0) return -1;
+  if (c->cgroup_made && !c->v1_late && crt_cgroup_open_tasks(c->state->cg, &c->cg_tasks, err) < 0) return -1;
   c->v1_self_joined = c->cg_tasks.n > 0 || c->v1_late;
   return 0;
 }
@@ -592,8 +591,8 @@ static int new_state(create_ctx *c, const char *dir, crt_state *s, crt_err **err
   /* with nothing made before the clone (pure v1, v1_late), what exists
    * there is checked after it (start_init), off the clone's path */
   if ((c->cgroup_unchecked = nothing_made_before_clone(c)))
-    return crt_cgroup_resolve_path(c->cg, &cc, &s->cgroup_path, err);
-  return crt_cgroup_resolve(c->cg, &cc, &s->cgroup_path, err);
+    return crt_cgroup_resolve_path(c->state->cg, &cc, &s->cgroup_path, err);
+  return crt_cgroup_resolve(c->state->cg, &cc, &s->cgroup_path, err);
 }
 
 /* run without the park (crt_create_opts.start_now): the init goes on to
@@ -615,7 +614,6 @@ static bool hooks_before_ready(const create_ctx *c) {
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
 static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
   if (prepare_cgroup(c, s, err) < 0) return -1;
-  c->state = s;
   int cs = *child_sync;
   *child_sync = -1; /* spawn closes it */
   if (c->netns_ahead.started && (c->netns_fd = crt_netns_ahead_take(&c->netns_ahead, err)) < 0) {
@@ -635,7 +633,7 @@ static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **er
    * gmtime reads /etc/localtime) */
   if (!(s->created = crt_state_time_now())) return crt_error(err, ENOMEM, "container state");
   /* refused before the rescue file names it: nothing of it is destroyed */
-  if (c->cgroup_unchecked && *s->cgroup_path && crt_cgroup_check_existing(c->cg, err) < 0) {
+  if (c->cgroup_unchecked && *s->cgroup_path && crt_cgroup_check_existing(c->state->cg, err) < 0) {
     free(crt_steal(s->cgroup_path));
     return -1;
   }
@@ -735,8 +733,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
     crt_error(err, ENOMEM, "container state");
     goto out;
   }
+  c.state = s; /* filled by new_state; its cgroup handle first, which v1_late_wanted asks */
   if (crt_cgroup_open(crt_cgroup_host(), NULL, o->systemd_cgroup, &s->cg, err) < 0) goto out;
-  c.cg = s->cg;
   if (check_bundle(spec, bundle, &rootfs, err) < 0) goto out;
   c.rootfs = rootfs;
   /* A new network namespace takes ~0.5 ms to make: made by a thread while
