@@ -355,10 +355,12 @@ c_delete_removes() {
 # events reports the OOM kill (crun 1.8 has no events command).
 c_events_oom() {
   [ "$RT_NAME" = crun ] && return 0
-  bundle 'sleep 2; x=$(head -c 200000000 /dev/zero | tr "\0" a)' '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
+  # the hog waits until `events` (slow to start under TCG) watches memory.events
+  bundle 'sleep 4; x=$(head -c 200000000 /dev/zero | tr "\0" a)' '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
   run_d || return 1
   rt events "$ID" >"$T/events" 2>&1 &
   ep=$!
+  sleep 4
   wait_for stopped || why "the hog was not killed" || return 1
   sleep 1
   kill $ep 2>/dev/null; wait $ep 2>/dev/null
