@@ -8,6 +8,14 @@
 
 cg2_line() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 
+# A clone3 with CLONE_INTO_CGROUP that succeeded.  Under strace -f the call
+# may be split ("<unfinished ...>", then "<... clone3 resumed> ... = PID"),
+# so the flag and the result can be on different lines: look for the flag,
+# and for no clone3 (whole or resumed) that returned an error.
+cloned_into_cgroup() {
+  grep -q 'clone3(.*CLONE_INTO_CGROUP' "$1" && ! grep -Eq 'clone3.* = -1 ' "$1"
+}
+
 _v2_create_exec() {
   [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || fail "not cgroup2"
   local id; id=$(new_id)
@@ -19,7 +27,7 @@ _v2_create_exec() {
   # (the parent clones the init: no -f, which would wait for the parked init)
   strace -qq -e trace=clone3,openat -o "$T/create.trace" "$CRT_BIN" --root "$CRT_ROOT" create -b "$T/b" "$id" \
     || fail "create"
-  grep -q 'CLONE_INTO_CGROUP.* = [0-9]' "$T/create.trace" || fail "create did not clone into the cgroup: $(grep clone3 "$T/create.trace")"
+  cloned_into_cgroup "$T/create.trace" || fail "create did not clone into the cgroup: $(grep clone3 "$T/create.trace")"
   ! grep -q "cgroup.procs\", O_WRONLY" "$T/create.trace" || fail "create also wrote cgroup.procs"
   local pid; pid=$(state_field "$id" pid)
   assert_eq "/$id" "$(cg2_line "$pid")" "init's cgroup"
@@ -27,7 +35,7 @@ _v2_create_exec() {
   assert_eq "/$id" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cgroup_path"])' "$CRT_ROOT/$id/state.json")"
   crt start "$id" || fail "start"
   strace -f -qq -e trace=clone3,openat -o "$T/exec.trace" "$CRT_BIN" --root "$CRT_ROOT" exec "$id" true || fail "exec"
-  grep -q 'CLONE_INTO_CGROUP.* = [0-9]' "$T/exec.trace" || fail "exec did not clone into the cgroup"
+  cloned_into_cgroup "$T/exec.trace" || fail "exec did not clone into the cgroup: $(grep clone3 "$T/exec.trace")"
   ! grep -q "cgroup.procs\", O_WRONLY" "$T/exec.trace" || fail "exec also wrote cgroup.procs"
   crt exec -d --pid-file "$T/e.pid" "$id" sleep 50 || fail "exec -d"
   assert_eq "/$id" "$(cg2_line "$(cat "$T/e.pid")")" "exec'd process's cgroup"
