@@ -112,6 +112,37 @@ wait_eval() {
 # A fresh unique container id.
 new_id() { echo "crt-t$$-${RANDOM}${RANDOM}"; }
 
+# suite_procs COMM: how many processes named COMM descend from this suite's
+# subreaper (run.sh), where whatever a test leaks ends up.  Other suites on
+# the machine (another checkout's run) are not counted.
+suite_procs() {
+  ps -e -o pid=,ppid=,comm= | awk -v root="${CRT_SUITE_REAPER:-1}" -v name="$1" '
+    { parent[$1] = $2; comm[$1] = $3 }
+    END {
+      n = 0
+      for (p in comm) {
+        if (comm[p] != name) continue
+        for (q = parent[p]; q > 1 && q != root; q = parent[q]) {}
+        if (q == root) n++
+      }
+      print n
+    }'
+}
+
+# strace_result TRACE ERE: the return value of the first call in an
+# `strace -f -o TRACE` whose line matches ERE.  Under -f a call that another
+# traced process interrupts is split ("PID call(... <unfinished ...>", later
+# "PID <... call resumed> ...) = RET"): the result is then on the resumed
+# line of the same pid.  Prints nothing when no call matches.
+strace_result() {
+  awk -v re="$2" '
+    !pid && $0 ~ re {
+      if ($0 !~ /<unfinished \.\.\.>$/) { sub(/.* = /, ""); print $1; exit }
+      pid = $1; next
+    }
+    pid && $1 == pid && /resumed>/ { sub(/.* = /, ""); print $1; exit }' "$1"
+}
+
 # in_cg2 FN: runs FN (a function of the calling test file) in a private
 # mount namespace whose /sys/fs/cgroup is a fresh cgroup2 mount (this VM is
 # a v1 hybrid; the unified hierarchy holds only hugetlb).

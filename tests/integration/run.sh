@@ -12,6 +12,10 @@ if [ -z "${CRT_UNDER_REAPER:-}" ]; then
   cc -O2 -Wall -Werror -o "$REPO/build/tests/subreaper" "$REPO/tests/lib/subreaper.c" || exit 1
   CRT_UNDER_REAPER=1 exec "$REPO/build/tests/subreaper" bash "$0" "$@"
 fi
+# the subreaper every process this suite leaves behind is reparented to
+# (tests count what they leak among its descendants, not machine-wide)
+CRT_SUITE_REAPER=$PPID
+export CRT_SUITE_REAPER
 [ "$(id -u)" = 0 ] || { echo "integration tests need root"; echo "integration: 0 passed, 1 failed"; exit 1; }
 [ -x "$REPO/crt" ] || { echo "no ./crt: run make"; echo "integration: 0 passed, 1 failed"; exit 1; }
 CRT_TEST_WORK=$(mktemp -d /tmp/crt-it.XXXXXX)

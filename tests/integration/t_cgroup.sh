@@ -309,13 +309,13 @@ test_v1_cgroup_refused_after_the_clone_leaves_nothing() {
   local id cpus; id=$(new_id); cpus=$(( $(nproc) + 1000 ))
   make_bundle "$T/b" true
   bundle_edit "$T/b" "c['linux'].setdefault('resources',{})['cpu']={'cpus':'$cpus'}; c['hooks']={'poststop':[{'path':'/bin/sh','args':['sh','-c','echo ran >>$T/poststop']}]}"
-  local before; before=$(pgrep -c -x crt || :)
+  local before; before=$(suite_procs crt)
   run_rc crt run -b "$T/b" "$id"
   assert_ne 0 "$rc" "run with cpuset.cpus $cpus"
   assert_contains "$out" "msg=\"create $id: cgroup: write cpuset.cpus (value $cpus): " "the error"
   assert_eq "" "$(ls -d /sys/fs/cgroup/*/"$id" /sys/fs/cgroup/"$id" 2>/dev/null)" "cgroup directories left"
   [ ! -e "$CRT_ROOT/$id" ] || fail "the state directory is left"
-  assert_eq "$before" "$(pgrep -c -x crt || :)" "crt processes (the init) left"
+  assert_eq "$before" "$(suite_procs crt)" "crt processes (the init) left"
   assert_eq 0 "$(grep -c "$T/b/rootfs" /proc/self/mountinfo)" "mounts left"
   [ ! -e "$T/poststop" ] || fail "poststop ran"
 }

@@ -8,12 +8,11 @@
 
 cg2_line() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 
-# A clone3 with CLONE_INTO_CGROUP that succeeded.  Under strace -f the call
-# may be split ("<unfinished ...>", then "<... clone3 resumed> ... = PID"),
-# so the flag and the result can be on different lines: look for the flag,
-# and for no clone3 (whole or resumed) that returned an error.
+# A clone3 with CLONE_INTO_CGROUP that succeeded (strace_result follows a
+# call that strace -f split in two).
 cloned_into_cgroup() {
-  grep -q 'clone3(.*CLONE_INTO_CGROUP' "$1" && ! grep -Eq 'clone3.* = -1 ' "$1"
+  local r; r=$(strace_result "$1" 'clone3[(].*CLONE_INTO_CGROUP')
+  [ -n "$r" ] && [ "$r" -gt 0 ]
 }
 
 _v2_create_exec() {

@@ -66,7 +66,7 @@ _netns_made_ahead() { # v1|cgroup2
     "$(new_id)" </dev/null >"$T/out" 2>&1 || fail "run ($1): $(cat "$T/out")"
   assert_eq "$(printf 'lo\n0x9')" "$(cat "$T/out")" "the container's interfaces and lo's flags (IFF_UP|IFF_LOOPBACK; $1)"
   local clone init; clone=$(grep -m1 CLONE_NEWPID "$T/trace")
-  init=$(sed -n 's/.* = \([0-9]*\)$/\1/p' <<<"$clone")
+  init=$(strace_result "$T/trace" CLONE_NEWPID)
   [ -n "$init" ] || fail "no init clone ($1): $(cat "$T/trace")"
   assert_not_contains "$clone" "CLONE_NEWNET" "the init's clone ($1)"
   if [ "$1" = cgroup2 ]; then
@@ -367,7 +367,7 @@ _init_affinity_given_back() {
   fi
   strace -f -qq -e trace=clone,clone3,sched_setaffinity -o "$T/aff" "$CRT_BIN" --root "$CRT_ROOT" run -b "$c" \
     "$(new_id)" </dev/null >/dev/null 2>&1 || fail "run under strace"
-  local init; init=$(grep -m1 'CLONE_NEWPID' "$T/aff" | sed -n 's/.* = \([0-9]*\)$/\1/p')
+  local init; init=$(strace_result "$T/aff" CLONE_NEWPID)
   [ -n "$init" ] || fail "no init clone: $(cat "$T/aff")"
   local calls; calls=$(grep "sched_setaffinity($init, " "$T/aff")
   assert_eq 2 "$(grep -c . <<<"$calls")" "affinity calls on the init (moved off, given back; $1): $calls"
