@@ -464,17 +464,33 @@ int crt_container_delete(const char *root, const char *id, bool force, crt_err *
   return rc;
 }
 
+/* delete_held's case where state.json is not the file create wrote: it was
+ * rewritten (pause, update), or the container was deleted and perhaps made
+ * again under the same id by someone else.  Only the same container (its
+ * init's pid and start time) is deleted; another one is left alone. */
+static int delete_if_same(crt_held *h, crt_err **err) {
+  crt_state *s = NULL;
+  cleanup_err crt_err *lerr = NULL;
+  if (crt_state_load(h->root, h->state->id, &s, &lerr) < 0)
+    return lerr->kind == CRT_ERR_NOT_FOUND || lerr->kind == CRT_ERR_NO_STATE ? 0 : crt_err_move(err, &lerr);
+  int rc = 0;
+  if (s->pid == h->state->pid && s->start_time == h->state->start_time) {
+    crt_spec *spec = NULL;
+    rc = delete_loaded(s, &spec, true, err);
+    crt_spec_free(spec);
+  }
+  crt_state_free(s);
+  return rc;
+}
+
 /* run's delete (forced, as runc's: whatever the process left) of the
  * container create handed over; start has released the lock.  h's state
- * is used only if state.json is still the file create wrote (not deleted
- * and made again, or rewritten, meanwhile); else as delete. */
+ * is used as it is only if state.json is still the file create wrote. */
 static int delete_held(crt_held *h, crt_err **err) {
-  const char *id = h->state->id;
   int lock = -1;
-  int got = lock_for_delete(h->root, id, true, &lock, err);
+  int got = lock_for_delete(h->root, h->state->id, true, &lock, err);
   if (got != 0) return got < 0 ? -1 : 0;
-  int rc = crt_held_current(h, lock) ? delete_loaded(h->state, &h->spec, true, err)
-                                     : delete_from_disk(h->root, id, true, err);
+  int rc = crt_held_current(h, lock) ? delete_loaded(h->state, &h->spec, true, err) : delete_if_same(h, err);
   close(lock);
   return rc;
 }

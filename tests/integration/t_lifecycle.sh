@@ -80,6 +80,32 @@ test_run_detach() {
   [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left"
 }
 
+# run's delete at the end removes only its own container: when someone
+# deleted it (delete -f) and made another under the same id before run got
+# to its delete, the new one is left alone.  run is stopped (SIGSTOP) while
+# that happens, so the order is certain.  runc 1.1.5's destroy removes the
+# state directory by id, whichever container it now holds: crt only.
+test_run_delete_leaves_a_container_made_again_under_its_id() {
+  is_crt || return 0
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$id" </dev/null >"$T/run.out" 2>&1 &
+  local run=$!
+  wait_eval 'test "$(state_field "$id" status)" = running' || fail "run did not start: $(cat "$T/run.out")"
+  local first; first=$(state_field "$id" pid)
+  kill -STOP "$run"
+  crt delete -f "$id" || fail "delete -f while run waits"
+  crt create -b "$T/b" "$id" || fail "create again under $id"
+  local second; second=$(state_field "$id" pid)
+  [ "$first" != "$second" ] || fail "the same init pid $first"
+  kill -CONT "$run"
+  wait "$run"; local rc=$?
+  assert_eq 137 "$rc" "run's exit code (its init was killed): $(cat "$T/run.out")"
+  assert_eq created "$(state_field "$id" status)" "the container made again"
+  assert_eq "$second" "$(state_field "$id" pid)" "its init"
+  crt delete -f "$id" || fail "delete"
+}
+
 test_list_formats() {
   make_bundle "$T/b"
   local a b; a=$(new_id); b=$(new_id)
