@@ -50,6 +50,9 @@ bool crt_cli_rootless(void);
 int crt_fail(crt_err *err);
 /* Usage error: "crt CMD: MSG" + hint; returns 1. */
 int crt_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A flag as Go's flag package names it in runc's usage errors: one dash,
+ * no "=value" ("--bundle=x" is "-bundle"); in buf, or "?" for NULL. */
+const char *crt_go_flag(char *buf, size_t size, const char *arg);
 
 /* getopt_long wrapper: --flag=value and --flag value alike, unknown flags
  * reported by name.  shortopts starting with "+" stop at the first operand

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "crt/cli.h"
 #include "crt/log.h"
 #include "crt/rootless.h"
+#include "crt/str.h"
 
 /* The global flags: here, below main.c and help.c, which both read them. */
 crt_globals crt_g = {.root = NULL, .log_format = "text", .rootless = "auto"};
@@ -36,10 +38,12 @@ int crt_usage_error(const char *cmd, const char *fmt, ...) {
   return 1;
 }
 
-static int count_options(const struct option *o) {
-  int n = 0;
-  while (o[n].name) n++;
-  return n;
+const char *crt_go_flag(char *buf, size_t size, const char *arg) {
+  if (!arg) return "?";
+  while (arg[0] == '-' && arg[1] == '-') arg++;
+  size_t n = strcspn(arg, "=");
+  (void)crt_fmt(buf, size, "%.*s", (int)n, arg); /* a cut name still names it */
+  return buf;
 }
 
 int crt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *cmd) {
@@ -48,16 +52,16 @@ int crt_getopt(int argc, char **argv, const char *shortopts, const struct option
   int c = getopt_long(argc, argv, shortopts, longopts, &idx);
   if (c == '?' || c == ':') {
     const char *arg = argv[optind - 1];
-    if (optopt && optopt < 256 && strchr(shortopts, optopt))
+    char name[64];
+    bool is_long = arg && strncmp(arg, "--", 2) == 0;
+    if (optopt >= 256 || (is_long && optopt != 0)) /* a long option missing its value */
+      crt_usage_error(cmd, "flag needs an argument: %s", crt_go_flag(name, sizeof name, arg));
+    else if (optopt && optopt < 256 && strchr(shortopts, optopt))
       crt_usage_error(cmd, "flag needs an argument: -%c", optopt);
-    else if (optopt >= 256 || (arg && strncmp(arg, "--", 2) == 0 && (int)optopt != 0)) {
-      /* Long option missing its value. */
-      crt_usage_error(cmd, "flag needs an argument: %s", arg);
-    } else if (optopt && optopt < 256)
+    else if (optopt && optopt < 256)
       crt_usage_error(cmd, "flag provided but not defined: -%c", optopt);
     else
-      crt_usage_error(cmd, "flag provided but not defined: %s", arg ? arg : "?");
-    (void)count_options;
+      crt_usage_error(cmd, "flag provided but not defined: %s", crt_go_flag(name, sizeof name, arg));
     return '?';
   }
   return c;

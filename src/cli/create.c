@@ -46,7 +46,8 @@ static int parse(int argc, char **argv, crt_create_opts *o, bool run, bool *deta
     case O_KEEP:
     case O_NOSUBREAPER:
       if (!run) {
-        crt_usage_error(argv[0], "flag provided but not defined: %s", argv[optind - 1]);
+        char name[64];
+        crt_usage_error(argv[0], "flag provided but not defined: %s", crt_go_flag(name, sizeof name, argv[optind - 1]));
         return -1;
       }
       if (c == O_DETACH) *detach = true;

@@ -541,7 +541,7 @@ static int make_state_dir(const crt_create_opts *o, char *dir, size_t len, int *
     return -1;
   }
   if (mkdir(dir, 0700) < 0) {
-    if (errno == EEXIST) crt_error_kind(err, CRT_ERR_EXISTS, 0, "container with id exists: %s", o->id);
+    if (errno == EEXIST) crt_error_kind(err, CRT_ERR_EXISTS, 0, "container with given ID already exists");
     else crt_error(err, errno, "mkdir %s", dir);
     dir[0] = 0;
     return -1;

@@ -177,7 +177,8 @@ int crt_console_open(bool terminal, const char *console_socket, bool detached, i
                      crt_err **err) {
   *console = *ours = -1;
   if (!terminal) {
-    if (console_socket) return crt_error(err, 0, "cannot use console socket if runtime will not create a terminal");
+    if (console_socket) /* runc words both refusals so */
+      return crt_error(err, 0, "cannot use console socket if runc will not detach or allocate tty");
     return 0;
   }
   if (console_socket) {

@@ -136,7 +136,7 @@ static int make_state(rctx *c, crt_err **err) {
   if (mkdir(c->dir, 0700) < 0) {
     int e = errno;
     c->dir[0] = 0;
-    if (e == EEXIST) return crt_error_kind(err, CRT_ERR_EXISTS, 0, "container with id exists: %s", o->id);
+    if (e == EEXIST) return crt_error_kind(err, CRT_ERR_EXISTS, 0, "container with given ID already exists");
     return crt_error(err, e, "mkdir %s", o->root);
   }
   if ((c->lock = crt_container_lock(o->root, o->id, err)) < 0) return -1;

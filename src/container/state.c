@@ -35,11 +35,11 @@
 int crt_container_id_check(const char *id, crt_err **err) {
   if (id == NULL || *id == 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "container id cannot be empty");
   if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0 || strlen(id) > ID_MAX)
-    return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container id format: %s", id);
+    return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container ID format: %s", id);
   for (const char *p = id; *p; p++) {
     unsigned char c = (unsigned char)*p;
     if (!(isalnum(c) || c == '_' || c == '+' || c == '-' || c == '.'))
-      return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container id format: %s", id);
+      return crt_error_kind(err, CRT_ERR_INVALID, 0, "invalid container ID format: %s", id);
   }
   return 0;
 }

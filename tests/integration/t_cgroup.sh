@@ -80,6 +80,8 @@ test_update() {
   echo '{"pids":{"limit":-1}}' | crt update -r - "$id" || fail "update -r -"
   assert_eq max "$(cg_file "$id" pids pids.max)"
   run_rc crt update --memory 12q "$id"; assert_eq 1 "$rc" "bad size"
+  # runc's update takes no device rules (1.1.5 leaves devices.list as it was)
+  if ! is_crt; then crt delete -f "$id"; return 0; fi
   # device rules: runc's defaults, then the update's (the last match wins)
   echo '{"devices":[{"allow":true,"type":"b","major":7,"minor":0,"access":"r"}]}' |
     crt update -r - "$id" || fail "update devices"
@@ -107,7 +109,10 @@ test_ps() {
   local pid; pid=$(state_field "$id" pid)
   assert_eq "[$pid]" "$(crt ps --format json "$id")" "ps json"
   run_rc crt ps "$id"; assert_eq 0 "$rc"; assert_contains "$out" "PID"; assert_contains "$out" "sleep"
-  run_rc crt ps "$id" -- -o pid,comm; assert_contains "$out" "$pid"
+  # runc's form: what follows the id goes to ps(1)
+  run_rc crt ps "$id" -o pid,comm; assert_eq 0 "$rc" "ps ID -o pid,comm: $out"; assert_contains "$out" "$pid"
+  # crt also takes a "--" before ps's options (runc 1.1.5 hands it to ps(1), which refuses it)
+  if is_crt; then run_rc crt ps "$id" -- -o pid,comm; assert_contains "$out" "$pid"; fi
   crt delete -f "$id"
 }
 
@@ -189,6 +194,7 @@ test_linux_devices_get_no_cgroup_rule() {
 # re-added after the update's rules, so a deny-all silently restored the
 # default allow-list.
 test_update_devices_deny_all() {
+  is_crt || return 0 # runc's update takes no device rules (1.1.5 leaves devices.list as it was)
   local id; id=$(new_id)
   make_bundle "$T/b" sleep 100
   crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
@@ -204,6 +210,7 @@ test_update_devices_deny_all() {
 # Guards: an update that allows every device is applied but logged as a
 # warning in runc's log format (level=warning).  Before the fix it was silent.
 test_update_devices_allow_all_warns() {
+  is_crt || return 0 # runc's update takes no device rules (1.1.5 leaves devices.list as it was)
   local id; id=$(new_id)
   make_bundle "$T/b" sleep 100
   crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
@@ -241,6 +248,10 @@ test_update_all_or_nothing() {
   assert_eq 30 "$(cg_file "$id" pids pids.max)" "pids.max updated"
   run_rc crt update --memory 100M --cpu-period 10 "$id"
   assert_eq 1 "$rc" "update with an invalid period"
+  if runc_before_1_2; then
+    echo "runc 1.1.5: the period is refused by the kernel after the memory limit was written: the rest not asserted"
+    crt delete -f "$id"; return 0
+  fi
   assert_contains "$out" "invalid cpu.period 10"
   assert_eq 67108864 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit not half-applied"
   # the kernel refuses a CPU this VM does not have, after the memory limit
@@ -258,6 +269,7 @@ test_update_all_or_nothing() {
 # (the test build stops at the point "cgroup:killed") leaves a stopped
 # container, not one frozen with its SIGKILL pending (state "paused").
 test_delete_force_killed_midway_leaves_no_freeze() {
+  is_crt || return 0 # the named points are crt's test build
   local tp=$REPO/build/crt-testpoints
   [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
   make_bundle "$T/b"

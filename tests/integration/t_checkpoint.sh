@@ -257,7 +257,7 @@ test_restore_bad_input_leaves_nothing() {
   ck create -b "$T/b" "$other" 0< <(:) > >(cat >"$T/cout") 2>&1 || fail "create $other"
   run_rc restore_piped "$other" "$T/b" "$T/img" "$T/o0"
   [ $rc != 0 ] || fail "restore under the id of an existing container succeeded"
-  is_crt && assert_contains "$out" "container with id exists: $other"
+  assert_contains "$out" "container with given ID already exists"
   assert_eq created "$(state_field "$other" status)" "the existing container after the refused restore"
   ck delete -f "$other"
   # an image of another container: this bundle has no /data mount
@@ -406,6 +406,7 @@ test_checkpoint_cgroupns() {
 # different cgroup": criu leaves cgroups alone, so the restored process is
 # where the new config says.
 test_checkpoint_cgroups_ignore_other_cgroup() {
+  if runc_before_1_2; then echo "runc 1.1.5 has no --manage-cgroups-mode ignore (\"Invalid manage cgroups mode\"): not asserted"; return 0; fi
   setup_ck
   counting_bundle "$T/b"
   local a=/crt-ck-a-$$ b=/crt-ck-b-$$
@@ -450,11 +451,16 @@ test_checkpoint_criu_config_annotation() {
   bundle_edit "$T/b" "c['annotations']={'org.criu.config':'$T/no-such.conf'}"
   run_piped "$id" "$T/b" "$T/out3"
   run_rc ck checkpoint --image-path "$T/img3" "$id"
-  assert_eq 1 "$rc" "checkpoint with a missing CRIU config file"
-  assert_contains "$out" "CRIU config file (org.criu.config)"
-  assert_contains "$out" "$T/no-such.conf"
-  assert_eq running "$(state_field "$id" status)" "the container after the refused checkpoint"
-  ck delete -f "$id"
+  if is_crt; then
+    assert_eq 1 "$rc" "checkpoint with a missing CRIU config file"
+    assert_contains "$out" "CRIU config file (org.criu.config)"
+    assert_contains "$out" "$T/no-such.conf"
+    assert_eq running "$(state_field "$id" status)" "the container after the refused checkpoint"
+    ck delete -f "$id"
+  else
+    # runc hands the name to CRIU over RPC, and CRIU 4.2 dumps without the file
+    assert_eq 0 "$rc" "runc: checkpoint with a missing CRIU config file: $out"
+  fi
   # no annotation: /etc/criu/runc.conf, when this machine has none of its own
   if [ ! -e /etc/criu/runc.conf ]; then
     mkdir -p /etc/criu

@@ -157,16 +157,18 @@ test_duplicate_and_bad_ids() {
   make_bundle "$T/b"
   local id; id=$(new_id)
   crt create --bundle "$T/b" "$id"
-  run_rc crt create --bundle "$T/b" "$id"; assert_eq 1 "$rc"; assert_contains "$out" "container with id exists: $id"
+  run_rc crt create --bundle "$T/b" "$id"; assert_eq 1 "$rc"; assert_contains "$out" "container with given ID already exists" # runc >= 1.1's text
+  is_crt && assert_contains "$out" "create $id: "
   crt delete -f "$id"
   for bad in "a/b" ".." "x y" "a*b"; do
-    run_rc crt create --bundle "$T/b" "$bad"; assert_eq 1 "$rc" "id '$bad'"; assert_contains "$out" "invalid container id"
+    run_rc crt create --bundle "$T/b" "$bad"; assert_eq 1 "$rc" "id '$bad'"; assert_contains "$out" "invalid container ID format"
   done
   [ -z "$(ls "$CRT_ROOT")" ] || fail "left: $(ls "$CRT_ROOT")"
 }
 
 test_missing_bundle_rootfs_binary() {
-  run_rc crt create --bundle "$T/nope" x1; assert_eq 1 "$rc"; assert_contains "$out" "config.json"
+  run_rc crt create --bundle "$T/nope" x1; assert_eq 1 "$rc"
+  if is_crt; then assert_contains "$out" "$T/nope/config.json"; else assert_contains "$out" "$T/nope: no such file or directory"; fi
   make_bundle "$T/b" nosuchbinary
   run_rc crt create --bundle "$T/b" x2; assert_eq 1 "$rc"
   assert_contains "$out" 'exec: "nosuchbinary": executable file not found in $PATH'
@@ -194,10 +196,11 @@ test_json_log_format() {
 }
 
 test_cli_surface() {
-  run_rc "$CRT_BIN" --version; assert_eq 0 "$rc"; assert_contains "$out" "crt version"; assert_contains "$out" "spec: 1.3.0"; assert_contains "$out" "libseccomp"
-  run_rc crt create --bogus x; assert_eq 1 "$rc"; assert_contains "$out" "flag provided but not defined: --bogus"
+  run_rc "$CRT_BIN" --version; assert_eq 0 "$rc"; assert_contains "$out" "libseccomp"
+  if is_crt; then assert_contains "$out" "crt version"; assert_contains "$out" "spec: 1.3.0"; else assert_contains "$out" "runc version"; fi
+  run_rc crt create --bogus x; assert_eq 1 "$rc"; assert_contains "$out" "flag provided but not defined: -bogus"
   run_rc crt create; assert_eq 1 "$rc"; assert_contains "$out" "requires"
-  run_rc crt create --bundle; assert_eq 1 "$rc"; assert_contains "$out" "flag needs an argument"
+  run_rc crt create --bundle; assert_eq 1 "$rc"; assert_contains "$out" "flag needs an argument: -bundle" # Go's flag names, as runc
   run_rc crt nosuchcmd; assert_eq 3 "$rc" "unknown command (runc: 3)"; assert_contains "$out" "No help topic for 'nosuchcmd'"
   for c in create start run state list kill delete exec spec features pause resume update events ps; do
     run_rc crt "$c" --help; assert_eq 0 "$rc" "$c --help"
@@ -226,7 +229,12 @@ test_corrupt_state_delete_force_cleans_up() {
   crt create --bundle "$T/b" "$id"
   local pid; pid=$(state_field "$id" pid)
   printf '{"trunc' > "$CRT_ROOT/$id/state.json"
-  run_rc crt state "$id"; assert_eq 1 "$rc"; assert_contains "$out" "corrupt state file"
+  run_rc crt state "$id"; assert_eq 1 "$rc"
+  if runc_before_1_2; then
+    echo "runc 1.1.5: state says \"unexpected EOF\", and delete --force of the container fails: not asserted"
+    "$CRT_BIN" --root "$CRT_ROOT" kill "$id" KILL 2>/dev/null; kill -9 "$pid" 2>/dev/null; return 0
+  fi
+  assert_contains "$out" "corrupt state file"
   crt delete --force "$id" || fail "delete --force"
   [ ! -d "$CRT_ROOT/$id" ] || fail "state dir left"
   wait_for sh -c "! kill -0 $pid 2>/dev/null || grep -q '^State:.*Z' /proc/$pid/status" || fail "init $pid left running"

@@ -25,14 +25,15 @@ rel_field() { # ID FIELD: a field of `crt state ID`
 rel_bundle() {
   if [ ! -d "$T/rootfs" ]; then cp -a "$(rootfs_template)" "$T/rootfs"; fi
   mkdir -p "$1"
-  [ -e "$1/rootfs" ] || ln -s "$T/rootfs" "$1/rootfs"
   if [ ! -f "$T/base.json" ]; then
     mkdir -p "$T/base" && (cd "$T/base" && "$CRT_BIN" spec) || fail "crt spec"
     rel_edit "$T/base" "c['process']['terminal']=False"
     mv "$T/base/config.json" "$T/base.json"
   fi
   cp "$T/base.json" "$1/config.json"
-  rel_edit "$1" "c['process']['args']=['sleep','$2']"
+  # the one copy, named by its absolute path (runc refuses a root.path
+  # through a symlink: "invalid rootfs: not an absolute path, or a symlink")
+  rel_edit "$1" "c['root']['path']='$T/rootfs'; c['process']['args']=['sleep','$2']"
 }
 
 # A sleep duration nobody else uses: identifies a test's processes.
@@ -77,7 +78,10 @@ assert_no_traces() { # ID [MARKER] [WHAT]
 root_snapshot() { ls -A "$CRT_ROOT" 2>/dev/null | sort | tr '\n' ' '; }
 
 # expect_fail WHAT NEEDLE CMD...: exit 1 (or $EXPECT_RC), NEEDLE on the first line, a short
-# message (a usage line may follow), and the state root unchanged.
+# message (a usage line may follow), and the state root unchanged.  The
+# needle and the message's shape are crt's (docs/reliability.md): runc words its
+# errors otherwise and prints whole usage texts, so in the differential run
+# only the exit code and the state root are compared.
 expect_fail() {
   local what=$1 needle=$2; shift 2
   local before; before=$(root_snapshot)
@@ -86,6 +90,7 @@ expect_fail() {
   "$@" </dev/null >"$T/expect.out" 2>&1; rc=$?
   out=$(cat "$T/expect.out")
   assert_eq "${EXPECT_RC:-1}" "$rc" "$what: exit code (output: ${out:0:300})"
+  if ! is_crt; then assert_eq "$before" "$(root_snapshot)" "$what: state root changed"; return; fi
   local first=${out%%$'\n'*}
   assert_contains "$first" "$needle" "$what: first line"
   local lines; lines=$(printf '%s\n' "$out" | wc -l)
@@ -102,7 +107,7 @@ test_bad_cli_args() {
     expect_fail "$c without id" "requires" crt "$c"; n=$((n+1))
   done
   for c in create start run state kill delete exec list spec; do
-    expect_fail "$c --bogus" "flag provided but not defined: --bogus" crt "$c" --bogus x; n=$((n+1))
+    expect_fail "$c --bogus" "flag provided but not defined: -bogus" crt "$c" --bogus x; n=$((n+1))
     expect_fail "$c -Z" "flag provided but not defined: -Z" crt "$c" -Z x; n=$((n+1))
   done
   # Flags that take a value, given none (start/state/kill/delete have none).
@@ -110,7 +115,7 @@ test_bad_cli_args() {
   expect_fail "create --pid-file" "flag needs an argument" crt create --pid-file
   expect_fail "run --bundle" "flag needs an argument" crt run --bundle
   expect_fail "run --console-socket" "flag needs an argument" crt run --console-socket
-  expect_fail "exec --cwd" "flag needs an argument: --cwd" crt exec --cwd
+  expect_fail "exec --cwd" "flag needs an argument: -cwd" crt exec --cwd
   expect_fail "exec -u" "flag needs an argument: -u" crt exec -u
   expect_fail "list --format" "flag needs an argument" crt list --format
   expect_fail "spec --bundle" "flag needs an argument" crt spec --bundle
@@ -152,10 +157,10 @@ test_bad_bundles() {
   rel_bundle "$T/good" "$m"
   bad_bundle "nonexistent bundle" "$T/nosuch/config.json" "$T/nosuch"
 
-  mkdir -p "$T/rf"; cp "$T/good/config.json" "$T/rf/"; : >"$T/rf/rootfs"
+  mkdir -p "$T/rf"; cp "$T/good/config.json" "$T/rf/"; rel_edit "$T/rf" "c['root']['path']='rootfs'"; : >"$T/rf/rootfs"
   bad_bundle "rootfs is a file" "$T/rf/rootfs" "$T/rf" "$m"
 
-  mkdir -p "$T/nrf"; cp "$T/good/config.json" "$T/nrf/"
+  mkdir -p "$T/nrf"; cp "$T/good/config.json" "$T/nrf/"; rel_edit "$T/nrf" "c['root']['path']='rootfs'"
   bad_bundle "no rootfs" "$T/nrf/rootfs" "$T/nrf" "$m"
 
   mkdir -p "$T/cd/config.json"; ln -s "$T/rootfs" "$T/cd/rootfs"
@@ -283,6 +288,7 @@ check_status_true() { # ID "STATUS PID"
 }
 
 test_crash_during_create_hook() {
+  if runc_before_1_2; then echo "runc 1.1.5: after a SIGKILL of create in its createRuntime hook, delete --force leaves the container's cgroups: not asserted"; return 0; fi
   local m hm id; m=$(rel_marker); hm=$(rel_marker); id=$(new_id)
   rel_bundle "$T/b" "$m"
   rel_edit "$T/b" "c['hooks']={'createRuntime':[{'path':'/bin/sleep','args':['sleep','$hm']}]}"
@@ -303,6 +309,7 @@ test_crash_during_create_hook() {
 }
 
 test_crash_random_points() {
+  if runc_before_1_2; then echo "runc 1.1.5: after a SIGKILL of create before its state is saved, delete --force leaves the container's cgroups: not asserted"; return 0; fi
   local m i id seen=""; m=$(rel_marker)
   rel_bundle "$T/b" "$m"
   for i in $(seq 10); do
@@ -360,6 +367,7 @@ status_alive() {
 }
 
 test_crash_at_named_points() {
+  is_crt || return 0 # the named points are crt's test build (build/crt-testpoints)
   local m p id st report=""; m=$(rel_marker)
   rel_bundle "$T/b" "$m"
   rel_edit "$T/b" "c['hooks']={'prestart':[{'path':'/bin/true'}],'poststart':[{'path':'/bin/true'}]}"
@@ -426,6 +434,7 @@ corrupt_state() {
 }
 
 test_corrupt_state_json() {
+  if runc_before_1_2; then echo "runc 1.1.5: delete --force of a container with a truncated state.json fails (\"unexpected EOF\", exit 1): not asserted"; return 0; fi
   corrupt_state truncated
   corrupt_state empty
   corrupt_state binary
@@ -435,6 +444,7 @@ test_corrupt_state_json() {
 # --- 3. concurrency ------------------------------------------------------
 
 test_same_id_race() {
+  if runc_before_1_2; then echo "runc 1.1.5: of two creates racing on one id both may fail (\"unable to store init state\", \"exec fifo ... already exists\"): not asserted"; return 0; fi
   local m r id; m=$(rel_marker)
   rel_bundle "$T/b" "$m"
   for r in 1 2 3 4 5; do
@@ -447,7 +457,7 @@ test_same_id_race() {
     local ok=$(( (r1 == 0) + (r2 == 0) ))
     assert_eq 1 "$ok" "round $r: creates that succeeded ($r1/$r2): $(cat "$T/c1.out" "$T/c2.out")"
     local loser=$T/c1.out; [ $r1 = 0 ] && loser=$T/c2.out
-    assert_contains "$(cat "$loser")" "container with id exists" "round $r: the loser"
+    assert_contains "$(cat "$loser")" "container with given ID already exists" "round $r: the loser"
     assert_eq created "$(rel_field "$id" status)" "round $r: the winner's container"
     crt delete -f "$id" || fail "delete"
     assert_no_traces "$id" "$m" "round $r"
@@ -496,6 +506,7 @@ observer() {
 }
 
 test_parallel_lifecycles() {
+  if runc_before_1_2; then echo "runc 1.1.5: list fails (\"load container ...: container does not exist\") and prints null while containers are deleted beside it: not asserted"; return 0; fi
   local m; m=$(rel_marker)
   rel_bundle "$T/b" "$m"
   : >"$T/ids"; : >"$T/obs.log"

@@ -143,11 +143,11 @@ test_console_errors() {
   recvtty_start tty; local rp=$RECVTTY_PID
   run_rc crt create --console-socket "$T/tty.sock" -b "$T/nb" "$id" </dev/null
   assert_eq 1 "$rc" "create --console-socket with terminal:false"
-  assert_contains "$out" "cannot use console socket if runtime will not create a terminal"
+  assert_contains "$out" "cannot use console socket if runc will not detach or allocate tty"
   no_trace "$id"
   run_rc crt run -d --console-socket "$T/tty.sock" -b "$T/nb" "$id" </dev/null
   assert_eq 1 "$rc" "run -d --console-socket with terminal:false"
-  assert_contains "$out" "cannot use console socket if runtime will not create a terminal"
+  assert_contains "$out" "cannot use console socket if runc will not detach or allocate tty"
   no_trace "$id"
   [ -S "$T/tty.sock" ] || fail "crt connected to the console socket although it refused"
   kill "$rp"; wait "$rp" 2>/dev/null
@@ -301,8 +301,14 @@ test_passthrough_no_fd_leak() {
 test_foreground_tty_piped() {
   local id; id=$(new_id)
   term_bundle "$T/b" sh -c 'cat; echo cat-rc=$?; exit 4'
-  local got; got=$(echo abc | timeout 10 "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$id")
-  assert_eq 4 "$?" "exit status through the pty"
+  local got; got=$(echo abc | timeout 10 "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$id" 2>"$T/err")
+  local rc=$?
+  if runc_before_1_2; then
+    assert_eq 1 "$rc" "runc 1.1.5 without a controlling tty"
+    assert_contains "$(cat "$T/err")" "open /dev/tty: no such device or address"
+    no_trace "$id"; return 0
+  fi
+  assert_eq 4 "$rc" "exit status through the pty: $(cat "$T/err")"
   # The pty echoes the input line, then cat prints it.
   assert_eq "abc
 abc

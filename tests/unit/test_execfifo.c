@@ -165,7 +165,7 @@ static void test_console_rules(void **state) {
   assert_int_equal(console, -1);
   assert_int_equal(ours, -1);
   assert_int_equal(crt_console_open(false, "/x.sock", true, &console, &ours, &err), -1);
-  assert_string_equal(err->msg, "cannot use console socket if runtime will not create a terminal");
+  assert_string_equal(err->msg, "cannot use console socket if runc will not detach or allocate tty");
   crt_err_free(&err);
   assert_int_equal(crt_console_open(true, NULL, true, &console, &ours, &err), -1);
   assert_string_equal(err->msg, "cannot allocate tty if runc will detach without setting console socket");

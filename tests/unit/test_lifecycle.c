@@ -163,9 +163,9 @@ static void test_unknown_id_not_found(void **state) {
 static void test_invalid_id(void **state) {
   (void)state;
   crt_err *err = NULL;
-  expect_err(crt_container_start(root, "..", &err), &err, CRT_ERR_INVALID, "invalid container id format: ..");
+  expect_err(crt_container_start(root, "..", &err), &err, CRT_ERR_INVALID, "invalid container ID format: ..");
   expect_err(crt_container_kill(root, "a/b", SIGTERM, false, &err), &err, CRT_ERR_INVALID,
-             "invalid container id format: a/b");
+             "invalid container ID format: a/b");
   expect_err(crt_container_delete(root, "", true, &err), &err, CRT_ERR_INVALID, "container id cannot be empty");
 }
 
@@ -551,7 +551,7 @@ static void test_real_lifecycle(void **state) {
   assert_int_equal(status_of(id), CRT_STATUS_CREATED);
   crt_cgroup *cg = cgroup_of(id);
   assert_true(!*crt_cgroup_path(cg) || crt_cgroup_exists(cg));
-  expect_err(create(id, &err), &err, CRT_ERR_EXISTS, "create %s: container with id exists: %s", id, id);
+  expect_err(create(id, &err), &err, CRT_ERR_EXISTS, "create %s: container with given ID already exists", id);
   assert_int_equal(crt_container_start(root, id, &err), 0);
   assert_null(err);
   assert_int_equal(status_of(id), CRT_STATUS_RUNNING);
