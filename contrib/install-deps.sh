@@ -17,13 +17,14 @@ set -eu
 # a busybox initramfs, jq for the guest's config edits), debootstrap/
 # e2fsprogs (the systemd guest's Debian image), bindfs/fuse3 (a FUSE
 # filesystem as the source of the bind-mount flag tests, runc's
-# mounts_sshfs.bats without an ssh server).
+# mounts_sshfs.bats without an ssh server), patchelf (runc 1.3.6 and crun 1.28
+# from sid on this host: tests/lib/peers.sh).
 pkgs=(gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libcmocka-dev
       busybox-static python3 iproute2 util-linux procps tmux man-db groff-base coreutils
       runc crun containerd podman conmon catatonit clang libclang-rt-14-dev uidmap passwd strace
       libsystemd-dev dbus-daemon python3-dbus python3-gi docker.io buildah
       containernetworking-plugins python3-grpcio python3-grpc-tools criu
-      qemu-system-x86 cpio jq debootstrap e2fsprogs bindfs fuse3)
+      qemu-system-x86 cpio jq debootstrap e2fsprogs bindfs fuse3 patchelf)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

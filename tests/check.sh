@@ -10,8 +10,10 @@ total_p=0 total_f=0 rc=0
 part() { # name, command...
   local name=$1; shift
   echo "=== $name"
+  local t0=$SECONDS
   "$@" 2>&1 | tee "$log/$name.out"
   local r=${PIPESTATUS[0]}
+  echo "=== $name took $((SECONDS - t0)) s"
   local line
   line=$(grep -E '^[a-z0-9-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log/$name.out" | tail -1)
   local p f

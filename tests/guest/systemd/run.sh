@@ -13,6 +13,7 @@
 set -eu
 cd "$(dirname "$0")/../../.."
 . tests/guest/lib.sh
+. tests/lib/tree.sh
 here=$PWD
 t0=$(date +%s)
 S=$G/systemd
@@ -80,13 +81,17 @@ img=$S/image-$key.ext4
 if [ ! -s "$img" ]; then
   echo "guest-systemd: building the image ($suite from $mirror, key $key)"
   tree=$S/tree
-  rm -rf "$tree" "$S"/image-*.ext4
-  debootstrap --variant=minbase --include=$pkgs $suite "$tree" "$mirror" >"$S/debootstrap.log" 2>&1 ||
-    { tail -20 "$S/debootstrap.log"; echo "guest-systemd: debootstrap failed"; echo "guest-systemd: 0 passed, 1 failed"; exit 1; }
+  image_failed() { echo "guest-systemd: $1"; tree_remove "$tree"; rm -f "$img.tmp"; echo "guest-systemd: 0 passed, 1 failed"; exit 1; }
+  tree_remove "$tree" || image_failed "an earlier build left mounts under $tree"
+  rm -f "$S"/image-*.ext4
+  tree_debootstrap $suite "$tree" "$mirror" "$S/debootstrap.log" --variant=minbase --include=$pkgs ||
+    image_failed "debootstrap failed"
   customize "$tree"
-  mkfs.ext4 -q -F -d "$tree" -L guestroot "$img.tmp" 1600M
+  # mkfs copies what it sees: nothing may be mounted in the tree
+  tree_unmounted "$tree" || image_failed "mounts in the image tree"
+  mkfs.ext4 -q -F -d "$tree" -L guestroot "$img.tmp" 1600M || image_failed "mkfs.ext4 failed"
   mv "$img.tmp" "$img"
-  rm -rf "$tree"
+  tree_remove "$tree"
   echo "guest-systemd: image built in $(($(date +%s) - t0)) s"
 fi
 # --image: only the image (make check builds it while the unit tests run)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The current reference runtimes from Debian sid, runnable on this
+# Debian 12 host: runc 1.3.6 and crun 1.28.
+#
+#   bash tests/lib/peers.sh runc    # prints the path of runc 1.3.6 (built on first use)
+#   bash tests/lib/peers.sh crun    # likewise crun 1.28
+#
+# sid's binaries need sid's glibc (2.38 or newer; bookworm has 2.36), so
+# each is unpacked from its .deb (apt-get download through a private apt
+# configuration: /etc/apt is not touched) with its libraries from sid, and
+# its ELF interpreter and RPATH point at those libraries (patchelf).  The
+# program is otherwise Debian's, byte for byte: /proc/self/exe (runc's
+# re-exec of itself) is the same file, and its init runs before any
+# pivot_root, on the host's paths.  Cached under $PEERS_DIR by a hash of the
+# package versions; a new sid upload gives a new directory.
+set -eu
+what=${1:-runc}
+PEERS_DIR=${PEERS_DIR:-/var/tmp/crt-peers}
+apt_dir=$PEERS_DIR/apt
+mkdir -p "$apt_dir"/{parts,lists/partial,cache/archives/partial}
+cat >"$apt_dir/parts/sid.sources" <<'EOF'
+Types: deb
+URIs: MIRROR
+Suites: sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+mirror=$(awk '/^URIs:/ && /debian\/?$/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+sed -i "s|MIRROR|${mirror:-http://deb.debian.org/debian}|" "$apt_dir/parts/sid.sources"
+apto=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt_dir/parts"
+      -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+      -o Dir::State::status=/dev/null -o APT::Sandbox::User=root
+      -o Acquire::Check-Valid-Until=false)
+# The lists are refreshed once a day at most.
+if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
+  apt-get "${apto[@]}" -qq update >&2
+fi
+
+case $what in
+  runc) prog=usr/sbin/runc pkgs="runc libc6 libseccomp2" ;;
+  crun) prog=usr/bin/crun
+        pkgs="crun libc6 libseccomp2 libsystemd0 libcap2 libblake3-0 libjson-c5 libgcrypt20 liblzma5 libzstd1 liblz4-1 libgpg-error0" ;;
+  *) echo "peers.sh: runc or crun, not $what" >&2; exit 2 ;;
+esac
+command -v patchelf >/dev/null || { echo "peers.sh: patchelf is missing (contrib/install-deps.sh installs it)" >&2; exit 1; }
+vers=$(apt-cache "${apto[@]}" policy $pkgs | awk '/^[a-z0-9]/ {p=$1} /Candidate:/ {print p $2}')
+key=$(echo "$what $vers" | sha256sum | cut -c1-12)
+top=$PEERS_DIR/$what-$key
+if [ ! -x "$top/$what" ]; then
+  tmp=$(mktemp -d "$PEERS_DIR/.build.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && apt-get "${apto[@]}" -qq download $pkgs >&2)
+  for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$tmp/root"; done
+  lib=$top/root/usr/lib/x86_64-linux-gnu
+  cp "$tmp/root/$prog" "$tmp/$what"
+  patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$tmp/$what"
+  rm -rf "$top"
+  mkdir -p "$top"
+  mv "$tmp/root" "$top/root"
+  mv "$tmp/$what" "$top/$what"
+  echo "$vers" >"$top/versions"
+  "$top/$what" --version >/dev/null
+fi
+echo "$top/$what"
