@@ -3,13 +3,22 @@
 
 One invocation measures one cgroup layout ("mode"), inside the mount
 namespace bench.sh set up for it (bench/layout.sh); it first checks that
-every runtime did the cgroup work the layout calls for.  Runtimes are interleaved (A B C A B C ...) so that
-drift in machine load hits all of them alike; the first `warmup` rounds are
+every runtime did the cgroup work the layout calls for.  Runtimes are
+interleaved in a fresh random order every round (seeded; the seed is printed
+and saved), so that drift in machine load hits all of them alike and no
+runtime always runs right after another: what a command leaves behind for
+the next one (a cold kernel path, dirty pages) lands on each runtime alike.
+That cost is also measured: a fixed probe (a pid written to a cgroup's
+cgroup.procs, then /bin/true spawned) is timed right after every command,
+and reported by the runtime that ran just before it.  Per-round paired
+ratios (crt's time over each peer's in the same round) are reported with
+their spread beside the ratio of medians.  The first `warmup` rounds are
 dropped.  Writes one JSON document (see bench.sh for the merged layout).
 """
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -85,6 +94,10 @@ class Bench:
         self.results = {}
         self.notes = []
         self.like_for_like = None
+        self.rng = random.Random(args.seed)
+        self.samples = {}        # metric -> runtime -> per-round ns, in round order
+        self.probe_samples = {}  # runtime -> probe ns right after its commands
+        self.probe = None
 
     def new_id(self, tag):
         # Unique across runtimes and concurrent bench runs: with no
@@ -94,16 +107,28 @@ class Bench:
 
     def rounds(self, fn, iters=None):
         """fn(rt) -> dict name->ns (several timings per call allowed).
-        Interleaves runtimes; returns {name: {rt: stats}}."""
+        Interleaves runtimes in a new random order every round, times the
+        probe after each call; returns {name: {rt: stats}} and keeps the
+        per-round samples for the paired ratios."""
         iters = self.a.iters if iters is None else iters
         acc = {}
+        order = list(self.rts)
         for i in range(self.a.warmup + iters):
-            for rt in self.rts:
+            self.rng.shuffle(order)
+            for rt in order:
                 got = fn(rt)
+                if self.probe:
+                    got = dict(got, probe_after=self.probe.time())
                 if i < self.a.warmup:
                     continue
                 for name, ns in got.items():
                     acc.setdefault(name, {}).setdefault(rt.name, []).append(ns)
+        probe = acc.pop("probe_after", None)
+        if probe:
+            for rt, v in probe.items():
+                self.probe_samples.setdefault(rt, []).extend(v)
+        for name, per in acc.items():
+            self.samples[name] = per
         return {name: {rt: stats(v) for rt, v in per.items()} for name, per in acc.items()}
 
     def record(self, d):
@@ -240,7 +265,7 @@ class Bench:
 
         rss = {}
         for i in range(a.rss_iters):
-            for rt in self.rts:
+            for rt in self.rng.sample(self.rts, len(self.rts)):
                 cid = self.new_id("m")
                 rss.setdefault("rss_create", {}).setdefault(rt.name, []).append(
                     self.rss(rt.argv("create", "--bundle", a.bundle, cid)))
@@ -276,7 +301,7 @@ class Bench:
         # Throughput: sequential, then 2 at a time; total wall time.
         life = {}
         for workers, key in ((1, "lifecycle_seq"), (2, "lifecycle_par2")):
-            for rt in self.rts:
+            for rt in self.rng.sample(self.rts, len(self.rts)):
                 ns = self.lifecycle(rt, a.lifecycle_n, workers)
                 life.setdefault(key, {})[rt.name] = {
                     "unit": "s", "n": a.lifecycle_n, "workers": workers,
@@ -356,6 +381,69 @@ def ratios(results, names):
     return out
 
 
+def paired(samples, names):
+    """Per-round ratios crt/peer (same round, same metric): median and
+    p10-p90.  A ratio of medians hides how the two moved together; this
+    shows it."""
+    out = {}
+    for metric, per in samples.items():
+        crt = per.get("crt")
+        if not crt:
+            continue
+        for other in names:
+            o = per.get(other)
+            if other == "crt" or not o or len(o) != len(crt):
+                continue
+            r = sorted(a / b for a, b in zip(crt, o) if b)
+            if r:
+                out.setdefault(metric, {})["crt/" + other] = {
+                    "median": round(percentile(r, 0.5), 3), "p10": round(percentile(r, 0.1), 3),
+                    "p90": round(percentile(r, 0.9), 3), "n": len(r)}
+    return out
+
+
+class Probe:
+    """A fixed piece of kernel work timed right after each runtime command:
+    a helper process moved between two cgroups by writing its pid to
+    cgroup.procs (the cgroup threadgroup lock every runtime's cgroup join
+    takes), then /bin/true spawned.  Its time by preceding runtime says what
+    that runtime's command left for whoever runs next."""
+
+    def __init__(self, work):
+        ours = read_cgroups("self")
+        if "pids" in ours and os.path.isdir("/sys/fs/cgroup/pids"):
+            base = "/sys/fs/cgroup/pids" + ours["pids"]
+        elif os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            base = "/sys/fs/cgroup" + ours.get("unified", "/")
+        else:
+            raise BenchError("probe: no pids v1 hierarchy and no cgroup2 root here")
+        self.dirs = [os.path.join(base, "crtb%d-probe-%s" % (os.getpid(), x)) for x in "ab"]
+        for d in self.dirs:
+            os.makedirs(d, exist_ok=True)
+        self.helper = subprocess.Popen(["sleep", "1000000"], stdin=DEVNULL, stdout=DEVNULL,
+                                       stderr=DEVNULL)
+        self.k = 0
+
+    def time(self):
+        self.k ^= 1
+        t0 = time.perf_counter_ns()
+        with open(os.path.join(self.dirs[self.k], "cgroup.procs"), "w") as f:
+            f.write(str(self.helper.pid))
+        subprocess.run(["/bin/true"], stdin=DEVNULL, stdout=DEVNULL, stderr=DEVNULL)
+        return time.perf_counter_ns() - t0
+
+    def close(self):
+        self.helper.kill()
+        self.helper.wait()
+        for d in self.dirs:
+            for _ in range(100):
+                try:
+                    os.rmdir(d)
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
 def floor(args):
     """The kernel work alone (fresh namespaces, no runtime), and the cost of
     spawning a process from this driver (included in every number)."""
@@ -390,6 +478,9 @@ def main():
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--lifecycle-n", type=int, default=100)
     ap.add_argument("--floor", action="store_true")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the per-round runtime order (default: from the clock; printed)")
+    ap.add_argument("--no-probe", action="store_true", help="no probe after each command")
     ap.add_argument("--cgroup-expect", choices=["v1", "v2", "hybrid"], required=True,
                     help="hierarchies every runtime must join (the bench aborts otherwise)")
     ap.add_argument("--cgroup-exempt", action="append", default=[], metavar="NAME",
@@ -404,9 +495,14 @@ def main():
         name, rest = spec.split("=", 1)
         path, *extra = rest.split(",")
         rts.append(Runtime(name, path, os.path.join(a.roots or a.work, "root-%s-%s" % (a.mode, name)), extra))
+    if a.seed is None:
+        a.seed = int(time.time() * 1000) % 1000000
+    log("[%s] runtime order: shuffled every round, seed %d" % (a.mode, a.seed))
     b = Bench(a, rts)
     t0 = time.time()
     try:
+        if not a.no_probe:
+            b.probe = Probe(a.work)
         cg = b.run_all()
         doc = {"mode": a.mode, "runtimes": {rt.name: {"path": rt.path, "global_options": rt.extra}
                                             for rt in rts},
@@ -414,6 +510,9 @@ def main():
                "like_for_like": b.like_for_like, "n": a.n, "lifecycle_n": a.lifecycle_n,
                "results": b.results,
                "ratios": ratios(b.results, [rt.name for rt in rts]),
+               "paired_ratios": paired(b.samples, [rt.name for rt in rts]),
+               "probe_after": {rt: stats(v) for rt, v in b.probe_samples.items()},
+               "seed": a.seed,
                "seconds": round(time.time() - t0, 1)}
         if a.floor:
             doc["floor"] = floor(a)
@@ -421,6 +520,9 @@ def main():
         log("bench(%s): %s" % (a.mode, e))
         b.cleanup()
         return 1
+    finally:
+        if b.probe:
+            b.probe.close()
     b.cleanup()
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)

@@ -24,26 +24,26 @@
 #  BENCH_OUT            JSON output (default bench/results/latest.json)
 #  BENCH_MODES          "v1ns cgroup2ns host" (default; "cgroup2ns" on a pure
 #                       cgroup v2 host) or a subset
+#  BENCH_SEED           seed of the per-round runtime order (default: the clock)
+#  BENCH_RUNC, BENCH_CRUN   the peers (default: runc 1.3.6 and crun 1.28 from sid)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/.." && pwd)
 CRT=$REPO/crt
-RUNC=/usr/sbin/runc
-CRUN=/usr/bin/crun
 
 die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (containers, namespaces, cgroups)"
 [ -x "$CRT" ] || die "no $CRT: run make"
 
-# Reference runtimes, installed only when missing.  (hyperfine is not used:
-# it cannot interleave runtimes round by round, which this driver does.)
-missing=()
-[ -x "$RUNC" ] || missing+=(runc)
-[ -x "$CRUN" ] || missing+=(crun)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: installing ${missing[*]}" >&2
-  apt-get update >&2 && apt-get install -y "${missing[@]}" >&2
-fi
+# The peers: current runc and crun (1.3.6 and 1.28 from Debian sid, made
+# runnable here by tests/lib/peers.sh), or BENCH_RUNC / BENCH_CRUN (Debian
+# 12's /usr/sbin/runc 1.1.5 and /usr/bin/crun 1.8.1, say).  (hyperfine is
+# not used: it cannot interleave runtimes round by round, which this
+# driver does.)
+RUNC=${BENCH_RUNC:-$(bash "$REPO/tests/lib/peers.sh" runc)} || die "no runc 1.3.6 (tests/lib/peers.sh); BENCH_RUNC=/usr/sbin/runc uses Debian 12's"
+CRUN=${BENCH_CRUN:-$(bash "$REPO/tests/lib/peers.sh" crun)} || die "no crun 1.28 (tests/lib/peers.sh); BENCH_CRUN=/usr/bin/crun uses Debian 12's"
+[ -x "$RUNC" ] || die "no runc at $RUNC"
+[ -x "$CRUN" ] || die "no crun at $CRUN"
 for t in /bin/busybox /usr/bin/time unshare python3; do
   command -v "$t" >/dev/null || die "missing $t (packages: busybox-static, time, util-linux, python3)"
 done
@@ -136,7 +136,7 @@ mk_config "$W/bundle" '["/bin/true"]'
 mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
 
 common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --roots "$ROOTS" --iters "$ITERS"
-        --warmup "$WARMUP" --rss-iters "$RSS_ITERS")
+        --warmup "$WARMUP" --rss-iters "$RSS_ITERS" ${BENCH_SEED:+--seed "$BENCH_SEED"})
 t0=$(date +%s)
 load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()

@@ -26,11 +26,16 @@ def cell(s):
     return "%.2f [%.2f-%.2f]" % (s["median"], s["p10"], s["p90"])
 
 
+def paired_cell(p):
+    return "%.2f [%.2f-%.2f]" % (p["median"], p["p10"], p["p90"]) if p else "-"
+
+
 def table(mode, part, meta):
     names = list(part["runtimes"])
     n, life_n = part.get("n", meta["n"]), part.get("lifecycle_n", meta["lifecycle_n"])
     others = [n for n in names if n != "crt"]
-    head = ["metric (ms: median [p10-p90])"] + names + ["crt/" + o for o in others]
+    head = (["metric (ms: median [p10-p90])"] + names + ["crt/" + o for o in others] +
+            ["paired crt/" + o for o in others])
     rows = [head]
     for m in ORDER:
         per = part["results"].get(m)
@@ -38,10 +43,19 @@ def table(mode, part, meta):
             continue
         label = LABEL[m].replace("N present", "%d present" % n).replace("x M", "x %d" % life_n)
         r = part["ratios"].get(m, {})
+        pr = part.get("paired_ratios", {}).get(m, {})
         rows.append([label] + [cell(per.get(n)) for n in names] +
-                    ["%.2f" % r["crt/" + o] if "crt/" + o in r else "-" for o in others])
+                    ["%.2f" % r["crt/" + o] if "crt/" + o in r else "-" for o in others] +
+                    [paired_cell(pr.get("crt/" + o)) for o in others])
+    probe = part.get("probe_after")
+    if probe:
+        rows.append(["probe right after the runtime's commands"] + [cell(probe.get(n)) for n in names] +
+                    ["-" for o in others] * 2)
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
     out = ["== %s: %s" % (mode, part["description"]), "   " + like_line(part)]
+    if "seed" in part:
+        out.append("   runtime order: shuffled every round (seed %d); paired: per-round crt/peer, "
+                   "median [p10-p90]" % part["seed"])
     for name in names:
         c = part["cgroup_work"][name]
         out.append("   %s: %s" % (name, c.get("verdict") or "%s cgroup work (%s)" % (
