@@ -13,6 +13,7 @@ test_bench_quick_json() {
   assert_eq 0 "$rc" "bench.sh exit status (output: $out)"
   assert_contains "$out" "results: $T/out.json"
   assert_contains "$out" "crt/crun"
+  assert_contains "$out" "runtime order: shuffled every round, seed"
   local w
   w=$(printf '%s\n' "$out" | sed -n 's/^bench: work dir //p')
   local pure_v2=0
@@ -45,6 +46,16 @@ for mode, rts in layouts[1:2] if pure_v2 else layouts:
         for o in rts[1:]:
             if not m["ratios"].get(w, {}).get("crt/" + o):
                 bad.append("%s.ratios.%s.crt/%s" % (mode, w, o))
+    # order-neutral: a seed, per-round paired ratios, the probe by runtime
+    if not isinstance(m.get("seed"), int):
+        bad.append("%s.seed" % mode)
+    for w in ("run", "create", "exec", "list_N"):
+        for o in rts[1:]:
+            if not m.get("paired_ratios", {}).get(w, {}).get("crt/" + o, {}).get("median"):
+                bad.append("%s.paired_ratios.%s.crt/%s" % (mode, w, o))
+    for rt in rts:
+        if not m.get("probe_after", {}).get(rt, {}).get("median"):
+            bad.append("%s.probe_after.%s" % (mode, rt))
 if d["modes"]["cgroup2ns"]["cgroup_work"]["crun"]["did_cgroup_work"]:
     bad.append("crun --cgroup-manager=disabled reported cgroup work")
 v1 = d["modes"].get("v1ns", {"like_for_like": True, "cgroup_work": {}}) if pure_v2 else d["modes"]["v1ns"]
