@@ -98,6 +98,8 @@ class Bench:
         self.samples = {}        # metric -> runtime -> per-round ns, in round order
         self.probe_samples = {}  # runtime -> probe ns right after its commands
         self.probe = None
+        self.floor_rt = Runtime("floor", args.floor_bin, os.path.join(args.work, "root-floor"), []) \
+            if args.floor_bin else None
 
     def new_id(self, tag):
         # Unique across runtimes and concurrent bench runs: with no
@@ -105,14 +107,14 @@ class Bench:
         self.seq += 1
         return "crtb%d-%s%d" % (os.getpid(), tag, self.seq)
 
-    def rounds(self, fn, iters=None):
+    def rounds(self, fn, iters=None, extra=()):
         """fn(rt) -> dict name->ns (several timings per call allowed).
         Interleaves runtimes in a new random order every round, times the
         probe after each call; returns {name: {rt: stats}} and keeps the
         per-round samples for the paired ratios."""
         iters = self.a.iters if iters is None else iters
         acc = {}
-        order = list(self.rts)
+        order = list(self.rts) + list(extra)
         for i in range(self.a.warmup + iters):
             self.rng.shuffle(order)
             for rt in order:
@@ -165,6 +167,9 @@ class Bench:
     # --- measurements ----------------------------------------------------
     def m_run(self, rt):
         cid = self.new_id("r")
+        if rt.name == "floor":
+            dt, _ = call([rt.path, os.path.join(self.a.bundle, "rootfs"), cid, "/bin/true"])
+            return {"run": dt}
         dt, _ = call(rt.argv("run", "--bundle", self.a.bundle, cid))
         # `run` deletes the container when its process exits; a leftover
         # would mean the lifecycle was not complete.
@@ -249,7 +254,8 @@ class Bench:
         cg = {rt.name: self.cgroup_probe(rt) for rt in self.rts}
         self.like_for_like = check_cgroup_work(cg, a.cgroup_expect, a.cgroup_exempt)
 
-        self.record(self.rounds(self.m_run))
+        # `run` beside the same-work floor (bench/floor.c), in the same rounds
+        self.record(self.rounds(self.m_run, extra=[self.floor_rt] if self.floor_rt else []))
         self.record(self.rounds(self.m_create_start_delete))
 
         sleepers = {rt.name: self.start_sleeper(rt) for rt in self.rts}
@@ -481,6 +487,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None,
                     help="seed of the per-round runtime order (default: from the clock; printed)")
     ap.add_argument("--no-probe", action="store_true", help="no probe after each command")
+    ap.add_argument("--floor-bin", help="bench/floor.c built: timed beside `run` in the same rounds")
     ap.add_argument("--cgroup-expect", choices=["v1", "v2", "hybrid"], required=True,
                     help="hierarchies every runtime must join (the bench aborts otherwise)")
     ap.add_argument("--cgroup-exempt", action="append", default=[], metavar="NAME",
@@ -504,13 +511,14 @@ def main():
         if not a.no_probe:
             b.probe = Probe(a.work)
         cg = b.run_all()
+        names = [rt.name for rt in rts] + (["floor"] if b.floor_rt else [])
         doc = {"mode": a.mode, "runtimes": {rt.name: {"path": rt.path, "global_options": rt.extra}
-                                            for rt in rts},
+                                            for rt in rts + ([b.floor_rt] if b.floor_rt else [])},
                "cgroup_work": cg, "cgroup_expect": a.cgroup_expect,
                "like_for_like": b.like_for_like, "n": a.n, "lifecycle_n": a.lifecycle_n,
                "results": b.results,
-               "ratios": ratios(b.results, [rt.name for rt in rts]),
-               "paired_ratios": paired(b.samples, [rt.name for rt in rts]),
+               "ratios": ratios(b.results, names),
+               "paired_ratios": paired(b.samples, names),
                "probe_after": {rt: stats(v) for rt, v in b.probe_samples.items()},
                "seed": a.seed,
                "seconds": round(time.time() - t0, 1)}

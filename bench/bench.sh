@@ -131,12 +131,14 @@ if rootfs:
 json.dump(c, open(p, "w"), indent=1)
 PY
 }
+# The same-work floor of `run` (bench/floor.c), timed in the same rounds.
+cc -O2 -Wall -Wextra -Werror -o "$W/floor" "$here/floor.c" || die "cannot build bench/floor.c"
 mk_rootfs "$W/bundle/rootfs"
 mk_config "$W/bundle" '["/bin/true"]'
 mk_config "$W/sleeper" '["/bin/sleep","1000000"]' "$W/bundle/rootfs"
 
 common=(--bundle "$W/bundle" --sleep-bundle "$W/sleeper" --work "$W" --roots "$ROOTS" --iters "$ITERS"
-        --warmup "$WARMUP" --rss-iters "$RSS_ITERS" ${BENCH_SEED:+--seed "$BENCH_SEED"})
+        --warmup "$WARMUP" --rss-iters "$RSS_ITERS" --floor-bin "$W/floor" ${BENCH_SEED:+--seed "$BENCH_SEED"})
 t0=$(date +%s)
 load_start=$(cut -d" " -f1-3 /proc/loadavg)
 parts=()

@@ -57,6 +57,9 @@ def table(mode, part, meta):
         out.append("   runtime order: shuffled every round (seed %d); paired: per-round crt/peer, "
                    "median [p10-p90]" % part["seed"])
     for name in names:
+        if name == "floor":
+            out.append("   floor: bench/floor.c, the kernel work of `run` alone (timed in the run row only)")
+            continue
         c = part["cgroup_work"][name]
         out.append("   %s: %s" % (name, c.get("verdict") or "%s cgroup work (%s)" % (
             "did" if c["did_cgroup_work"] else "did NOT do", c["unified"] or "no unified line")))

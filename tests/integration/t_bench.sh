@@ -77,3 +77,23 @@ PY
   [ ! -e "$w" ] || fail "work dir $w left behind"
   assert_eq "" "$(pgrep -f "$w")" "processes left from $w"
 }
+
+# bench/floor.c, the same-work floor `run` is measured against, must do the
+# same kernel work: a container seen from inside (mounts, /dev, capabilities,
+# no_new_privs, cgroups, hostname, NOFILE) is the same under both, but for
+# mount ids, device numbers and times.
+test_floor_same_inside() {
+  is_crt || { echo "crt's own bench: not a runc-compatibility test"; return 0; }
+  cc -O2 -Wall -Wextra -Werror -o "$T/floor" "$REPO/bench/floor.c" || fail "bench/floor.c does not build"
+  local script='cat /proc/self/mountinfo; ls -la /dev; grep -E "^(Cap|NoNewPrivs|Seccomp)" /proc/self/status; cat /proc/self/cgroup; hostname; ulimit -n'
+  make_bundle "$T/b" sh -c "$script"
+  local id; id=$(new_id)
+  crt run --bundle "$T/b" "$id" >"$T/crt.out" 2>&1 || fail "crt run: $(cat "$T/crt.out")"
+  "$T/floor" "$T/b/rootfs" "$id" sh -c "$script" >"$T/floor.out" 2>&1 || fail "floor: $(cat "$T/floor.out")"
+  norm() { sed -E 's/^[0-9]+ [0-9]+ [0-9]+:[0-9]+ //; s/[A-Z][a-z]{2} +[0-9]+ +[0-9:]+ //' "$1"; }
+  local d; d=$(diff <(norm "$T/crt.out") <(norm "$T/floor.out"))
+  [ -z "$d" ] || fail "crt's container and the floor's differ inside (< crt, > floor):
+$d"
+  [ "$(grep -c cgroup "$T/floor.out")" -gt 0 ] || fail "no cgroup lines: $(cat "$T/floor.out")"
+  assert_eq "" "$(find /sys/fs/cgroup -maxdepth 2 -name "$id")" "cgroups left by the floor"
+}
