@@ -15,26 +15,9 @@
 # package versions; a new sid upload gives a new directory.
 set -eu
 what=${1:-runc}
-PEERS_DIR=${PEERS_DIR:-/var/tmp/crt-peers}
-apt_dir=$PEERS_DIR/apt
-mkdir -p "$apt_dir"/{parts,lists/partial,cache/archives/partial}
-cat >"$apt_dir/parts/sid.sources" <<'EOF'
-Types: deb
-URIs: MIRROR
-Suites: sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-mirror=$(awk '/^URIs:/ && /debian\/?$/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-sed -i "s|MIRROR|${mirror:-http://deb.debian.org/debian}|" "$apt_dir/parts/sid.sources"
-apto=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt_dir/parts"
-      -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-      -o Dir::State::status=/dev/null -o APT::Sandbox::User=root
-      -o Acquire::Check-Valid-Until=false)
-# The lists are refreshed once a day at most.
-if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
-  apt-get "${apto[@]}" -qq update >&2
-fi
+. "$(dirname "$0")/sidapt.sh"
+sid_apt_init
+apto=("${SID_APT[@]}")
 
 case $what in
   runc) prog=usr/sbin/runc pkgs="runc libc6 libseccomp2" ;;
