@@ -250,6 +250,7 @@ static int await_reply_job(sd_bus *bus, job_wait *w, sd_bus_message *reply, cons
  * reset to its default there. */
 typedef struct {
   crt_u64 mem_max, mem_low, swap_max, mem_high, mem_min, tasks_max, weight, quota_per_sec, period;
+  const char *cpus, *mems; /* cgroup v2: AllowedCPUs, AllowedMemoryNodes */
 } sd_limits;
 
 static void set_u64(crt_u64 *f, uint64_t v) {
@@ -319,6 +320,10 @@ static int unified_limits(const crt_kvv *u, sd_limits *l, crt_err **err) {
   for (size_t i = 0; i < u->len; i++) {
     const char *k = u->v[i].key, *v = u->v[i].value ? u->v[i].value : "";
     uint64_t n;
+    if (!strcmp(k, "cpuset.cpus") || !strcmp(k, "cpuset.mems")) {
+      *(k[7] == 'c' ? &l->cpus : &l->mems) = v;
+      continue;
+    }
     if (!strcmp(k, "cpu.max")) {
       char q[32];
       unsigned long long period = 100000;
@@ -368,7 +373,48 @@ static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const 
     if (ok && !period && p > 0) period = (uint64_t)p;
   }
   if (quota || period) cpu_quota(l, quota, period);
+  if (v2 && r->cpu.cpus && *r->cpu.cpus) l->cpus = r->cpu.cpus;
+  if (v2 && r->cpu.mems && *r->cpu.mems) l->mems = r->cpu.mems;
   return v2 ? unified_limits(&r->unified, l, err) : 0;
+}
+
+#define CPUSET_MAX_BITS 8192
+
+/* A cpuset list ("0-3,8") as systemd's AllowedCPUs/AllowedMemoryNodes
+ * take it: a byte array, bit N in byte N/8 (runc's RangeToBits).  systemd
+ * writes the unit's cpuset again at every daemon-reload: without the
+ * property it would reset the cgroup's cpuset.cpus to empty. */
+static int append_cpuset(sd_bus_message *m, const char *name, const char *list, crt_err **err) {
+  uint8_t bits[CPUSET_MAX_BITS / 8] = {0};
+  size_t len = 1;
+  for (const char *p = list; *p;) {
+    char *end;
+    errno = 0;
+    unsigned long lo = strtoul(p, &end, 10), hi = lo;
+    if (end == p || errno) goto bad;
+    if (*end == '-') {
+      p = end + 1;
+      hi = strtoul(p, &end, 10);
+      if (end == p || errno || hi < lo) goto bad;
+    }
+    if (hi >= CPUSET_MAX_BITS) goto bad;
+    for (unsigned long b = lo; b <= hi; b++) bits[b / 8] |= (uint8_t)(1u << (b % 8));
+    if (hi / 8 + 1 > len) len = hi / 8 + 1;
+    p = end;
+    if (*p == ',') p++;
+    else if (*p && *p != '\n') goto bad;
+    else break;
+  }
+  int rc = sd.open_container(m, 'r', "sv");
+  if (rc >= 0) rc = sd.append(m, "s", name);
+  if (rc >= 0) rc = sd.open_container(m, 'v', "ay");
+  if (rc >= 0) rc = sd.open_container(m, 'a', "y");
+  for (size_t i = 0; i < len && rc >= 0; i++) rc = sd.append_basic(m, 'y', &bits[i]);
+  for (int i = 0; i < 3 && rc >= 0; i++) rc = sd.close_container(m);
+  if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: %s", name);
+  return 0;
+bad:
+  return crt_error(err, EINVAL, "systemd cgroup manager: %s: invalid cpuset list \"%s\"", name, list);
 }
 
 static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
@@ -390,6 +436,12 @@ static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
     if (name && props[i].f->set) rc = sd.append(m, "(sv)", name, "t", props[i].f->v);
   }
   return rc;
+}
+
+static int append_cpusets(sd_bus_message *m, const sd_limits *l, crt_err **err) {
+  if (l->cpus && append_cpuset(m, "AllowedCPUs", l->cpus, err) < 0) return -1;
+  if (l->mems && append_cpuset(m, "AllowedMemoryNodes", l->mems, err) < 0) return -1;
+  return 0;
 }
 
 static int append_variant(sd_bus_message *m, const char *name, const crt_gvariant *v) {
@@ -487,6 +539,7 @@ static int append_props(sd_bus_message *m, const char *unit, const char *slice, 
   if (limits_of(r, v2, NULL, NULL, &l, err) < 0) return -1;
   if ((rc = append_limits(m, &l, v2)) < 0)
     return crt_error(err, -rc, "systemd cgroup manager: build StartTransientUnit for %s", unit);
+  if (append_cpusets(m, &l, err) < 0) return -1;
   return append_annotations(m, cfg->spec, err);
 }
 
@@ -586,6 +639,7 @@ int cg_systemd_update(const cg_driver *d, const char *path, const crt_resources 
   if (r2 >= 0) r2 = sd.append(m, "sb", unit, 1);
   if (r2 >= 0) r2 = sd.open_container(m, 'a', "(sv)");
   if (r2 >= 0) r2 = append_limits(m, &l, d->v2);
+  if (r2 >= 0 && append_cpusets(m, &l, err) < 0) goto out;
   if (r2 >= 0) r2 = sd.close_container(m);
   if (r2 < 0) {
     crt_error(err, -r2, "systemd cgroup manager: build SetUnitProperties for %s", unit);

@@ -48,3 +48,27 @@ tree_debootstrap() {
   }
   tree_unmounted "$dir"
 }
+
+# tree_apt_install DIR LOG PKG...: apt-get install (no recommends) inside the
+# debootstrapped DIR, chrooted in a private mount namespace with its own
+# /proc, services kept from starting (policy-rc.d); apt's own ordering
+# configures what debootstrap's batches may fail to.  Fails when apt fails
+# or anything is left mounted under DIR.
+tree_apt_install() {
+  local dir=$1 log=$2
+  shift 2
+  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+  chmod 755 "$dir/usr/sbin/policy-rc.d"
+  unshare --mount --propagation private --fork bash -c '
+    set -e
+    d=$1; shift
+    mount -t proc proc "$d/proc"
+    apt=(-o Acquire::Check-Valid-Until=false -o APT::Sandbox::User=root -y -q --no-install-recommends)
+    chroot "$d" env DEBIAN_FRONTEND=noninteractive apt-get "${apt[@]}" update
+    chroot "$d" env DEBIAN_FRONTEND=noninteractive apt-get "${apt[@]}" install "$@"
+  ' tree_apt_install "$dir" "$@" >"$log" 2>&1
+  local rc=$?
+  rm -f "$dir/usr/sbin/policy-rc.d"
+  [ $rc = 0 ] || { tail -20 "$log" >&2; echo "tree: apt-get install in $dir failed (log: $log)" >&2; return 1; }
+  tree_unmounted "$dir"
+}

@@ -342,6 +342,158 @@ c_docker() {
   return $bad
 }
 
+# runc's update.bats on systemd: the cpuset becomes AllowedCPUs (kept at a
+# daemon-reload), an unlimited memory without a swap value makes swap
+# unlimited too, and a cpu period alone changes cpu.max's period.
+c_update_more() {
+  bundle 'sleep 100' '.linux.resources.memory = {"limit": 67108864, "swap": 134217728}'
+  run_d || return 1
+  local bad=0
+  rt update --cpuset-cpus 1 "$ID" >"$T/out" 2>&1 || why "update --cpuset-cpus: $(cat "$T/out")" || bad=1
+  expect "AllowedCPUs after update" 1 "$(prop AllowedCPUs)" || bad=1
+  expect "cpuset.cpus after update" 1 "$(cat $CG$C/cpuset.cpus)" || bad=1
+  rt update --memory -1 "$ID" >"$T/out" 2>&1 || why "update --memory -1: $(cat "$T/out")" || bad=1
+  expect "memory.max after update --memory -1" max "$(cat $CG$C/memory.max)" || bad=1
+  expect "memory.swap.max after update --memory -1" max "$(cat $CG$C/memory.swap.max)" || bad=1
+  rt update --cpu-period 50000 "$ID" >"$T/out" 2>&1 || why "update --cpu-period: $(cat "$T/out")" || bad=1
+  expect "cpu.max after update --cpu-period 50000" "max 50000" "$(cat $CG$C/cpu.max)" || bad=1
+  timeout 60 systemctl daemon-reload || why "daemon-reload" || return 1
+  expect "cpuset.cpus after update and daemon-reload" 1 "$(cat $CG$C/cpuset.cpus)" || bad=1
+  return $bad
+}
+
+# Rootless podman as a desktop user runs it: user "guest" (uid 1000, made
+# in the image) with a systemd --user session (linger: logind starts
+# user@1000.service, whose cgroup v2 subtree is delegated to it), podman's
+# systemd cgroup manager on the user's bus.  Limits, pause, stats and kill
+# work as with root; on the v1 host rootless podman can do none of these.
+GUEST_UID=1000
+as_guest() {
+  runuser -u guest -- env XDG_RUNTIME_DIR=/run/user/$GUEST_UID HOME=/home/guest \
+    DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$GUEST_UID/bus "$@"
+}
+podman_user() {
+  as_guest timeout -k 2 120 podman --runtime "$RT" --cgroup-manager systemd --storage-driver vfs \
+    --events-backend file "$@"
+}
+user_bus() { [ -S /run/user/$GUEST_UID/bus ]; }
+c_podman_rootless() {
+  timeout 30 loginctl enable-linger guest >"$T/out" 2>&1 || why "loginctl enable-linger: $(cat "$T/out")" || return 1
+  wait_for user_bus || why "no systemd --user session for guest: $(timeout 10 systemctl status user@$GUEST_UID.service 2>&1 | tail -3)" ||
+    return 1
+  if ! podman_user image exists localhost/bb 2>/dev/null; then
+    tar -C /guest/rootfs -c . | podman_user import - localhost/bb >"$T/out" 2>&1 ||
+      why "podman import (rootless): $(cat "$T/out")" || return 1
+  fi
+  local cid cg bad=0
+  cid=$(podman_user run -d --network none --memory 64m --pids-limit 50 localhost/bb sleep 100 2>"$T/err") ||
+    why "podman run -d (rootless): $(cat "$T/err")" || return 1
+  # the container's cgroup, in the user's delegated subtree
+  cg=$(awk -F: '$1 == "0" {print $3}' "/proc/$(podman_user inspect -f '{{.State.Pid}}' "$cid")/cgroup" 2>/dev/null)
+  expect_in "rootless container's cgroup" "/user.slice/user-$GUEST_UID.slice/user@$GUEST_UID.service/" "$cg" || bad=1
+  expect "memory.max (rootless)" 67108864 "$(cat "$CG$cg/memory.max" 2>&1)" || bad=1
+  expect "pids.max (rootless)" 50 "$(cat "$CG$cg/pids.max" 2>&1)" || bad=1
+  podman_user pause "$cid" >"$T/out" 2>&1 || why "podman pause (rootless): $(cat "$T/out")" || bad=1
+  expect "status after pause (rootless)" paused "$(podman_user inspect -f '{{.State.Status}}' "$cid" 2>&1)" || bad=1
+  expect "cgroup.freeze after pause (rootless)" 1 "$(cat "$CG$cg/cgroup.freeze" 2>&1)" || bad=1
+  podman_user unpause "$cid" >"$T/out" 2>&1 || why "podman unpause (rootless): $(cat "$T/out")" || bad=1
+  expect "status after unpause (rootless)" running "$(podman_user inspect -f '{{.State.Status}}' "$cid" 2>&1)" || bad=1
+  local st
+  st=$(podman_user stats --no-stream --format '{{.PIDs}} {{.MemUsage}}' "$cid" 2>&1)
+  case $st in [1-9]*" / 67.11MB"|[1-9]*" / 64MiB"|[1-9]*" / 67.1MB") ;; *) why "podman stats (rootless): '$st'"; bad=1 ;; esac
+  podman_user kill "$cid" >"$T/out" 2>&1 || why "podman kill (rootless): $(cat "$T/out")" || bad=1
+  podman_user wait "$cid" >/dev/null 2>&1
+  expect "status after kill (rootless)" exited "$(podman_user inspect -f '{{.State.Status}}' "$cid" 2>&1)" || bad=1
+  podman_user rm -f -t 1 "$cid" >"$T/out" 2>&1 || why "podman rm -f (rootless): $(cat "$T/out")" || bad=1
+  [ ! -d "$CG$cg" ] || wait_for eval "[ ! -d '$CG$cg' ]" || why "$cg left after podman rm (rootless)" || bad=1
+  return $bad
+}
+
+# Kubernetes on a systemd host: containerd 2.1's CRI plugin with
+# SystemdCgroup = true (the kubelet's cgroupDriver: systemd), one handler per
+# runtime (BinaryName), driven by tests/clients/cri/cri.py as the kubelet
+# would: a pod in a kubepods slice, a container with limits, exec, stats,
+# stop, removal.  The container's scope is cri-containerd-ID.scope in the
+# pod's slice, with the limits as unit properties.
+CRI_SOCK=/run/guest-containerd/containerd.sock
+cri() { timeout 60 python3 /guest/cri/cri.py --sock "$CRI_SOCK" --gen /tmp/cri-gen --timeout 40 "$@"; }
+jf() { python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+containerd_up() { cri Version '{"version": "v1"}' >/dev/null 2>&1; }
+start_containerd() {
+  containerd_up && return 0
+  mkdir -p /run/guest-containerd
+  cat >/run/guest-containerd/config.toml <<TOML
+version = 3
+root = "/var/lib/guest-containerd"
+state = "/run/guest-containerd/state"
+[grpc]
+  address = "$CRI_SOCK"
+[ttrpc]
+  address = "$CRI_SOCK.ttrpc"
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = 'native'
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = 'docker.io/library/crt-pause:1'
+[plugins.'io.containerd.cri.v1.runtime']
+  enable_selinux = false
+  disable_apparmor = true
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crt]
+    runtime_type = 'io.containerd.runc.v2'
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crt.options]
+      BinaryName = '/usr/local/bin/crt'
+      SystemdCgroup = true
+  [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+    runtime_type = 'io.containerd.runc.v2'
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+      BinaryName = '/usr/sbin/runc'
+      SystemdCgroup = true
+TOML
+  containerd --config /run/guest-containerd/config.toml >/tmp/containerd.log 2>&1 &
+  local i=0
+  while ! containerd_up; do
+    i=$((i + 1)); [ $i -lt 120 ] || { why "containerd did not start: $(tail -5 /tmp/containerd.log)"; return 1; }
+    sleep 0.5
+  done
+  local t
+  for t in pause busybox; do
+    ctr -a "$CRI_SOCK" -n k8s.io images import "/guest/images/$t/oci.tar" >"$T/out" 2>&1 ||
+      why "ctr images import $t: $(cat "$T/out")" || return 1
+  done
+}
+c_cri() {
+  start_containerd || return 1
+  local uid=pod$n$RT_NAME pod out sb cid bad=0
+  # the kubelet names a besteffort pod's slice kubepods-besteffort-pod<uid>.slice
+  pod=$(printf '{"metadata": {"name": "p-%s", "uid": "%s", "namespace": "crt", "attempt": 0}, "log_directory": "/tmp/cri-logs", "linux": {"cgroup_parent": "kubepods-besteffort-%s.slice", "security_context": {"namespace_options": {"network": 2}}}}' \
+    "$RT_NAME" "$uid" "$uid")
+  out=$(cri RunPodSandbox "{\"config\": $pod, \"runtime_handler\": \"$RT_NAME\"}") ||
+    why "RunPodSandbox: $out ($(grep -i error /tmp/containerd.log | tail -2))" || return 1
+  sb=$(jf "$out" 'd["pod_sandbox_id"]')
+  out=$(cri CreateContainer "{\"pod_sandbox_id\": \"$sb\", \"sandbox_config\": $pod, \"config\": {\"metadata\": {\"name\": \"c\"}, \"image\": {\"image\": \"docker.io/library/crt-busybox:latest\"}, \"command\": [\"sleep\", \"1000\"], \"log_path\": \"c.log\", \"linux\": {\"resources\": {\"memory_limit_in_bytes\": 67108864, \"cpu_period\": 100000, \"cpu_quota\": 50000}}}}") ||
+    why "CreateContainer: $out" || bad=1
+  cid=$(jf "$out" 'd["container_id"]')
+  out=$(cri StartContainer "{\"container_id\": \"$cid\"}") || why "StartContainer: $out" || bad=1
+  UNIT=cri-containerd-$cid.scope
+  expect "the container's unit" active "$(prop ActiveState)" || bad=1
+  expect "its slice" "kubepods-besteffort-$uid.slice" "$(prop Slice)" || bad=1
+  expect "MemoryMax of the unit" 67108864 "$(prop MemoryMax)" || bad=1
+  expect "CPUQuotaPerSecUSec of the unit" 500ms "$(prop CPUQuotaPerSecUSec)" || bad=1
+  C=$(prop ControlGroup)
+  expect "memory.max" 67108864 "$(cat "$CG$C/memory.max" 2>&1)" || bad=1
+  out=$(cri ExecSync "{\"container_id\": \"$cid\", \"timeout\": 20, \"cmd\": [\"cat\", \"/proc/self/cgroup\"]}")
+  expect "ExecSync in the container's cgroup" "0::/" "$(jf "$out" 'd["stdout"].strip()')" || bad=1
+  out=$(cri ContainerStats "{\"container_id\": \"$cid\"}")
+  expect "ContainerStats: memory working set > 0" True \
+    "$(jf "$out" 'int(d["stats"]["memory"]["working_set_bytes"]["value"]) > 0')" || bad=1
+  out=$(cri StopContainer "{\"container_id\": \"$cid\", \"timeout\": 2}") || why "StopContainer: $out" || bad=1
+  out=$(cri RemoveContainer "{\"container_id\": \"$cid\"}") || why "RemoveContainer: $out" || bad=1
+  wait_for unit_gone || why "$UNIT after RemoveContainer: $(prop ActiveState)" || bad=1
+  out=$(cri StopPodSandbox "{\"pod_sandbox_id\": \"$sb\"}") || why "StopPodSandbox: $out" || bad=1
+  out=$(cri RemovePodSandbox "{\"pod_sandbox_id\": \"$sb\"}") || why "RemovePodSandbox: $out" || bad=1
+  expect "crt state left by containerd" "" "$("$RT" --root /run/containerd/runc/k8s.io list -q 2>&1)" || bad=1
+  return $bad
+}
+
 c_nothing_left() {
   left=$(ls -d $CG/system.slice/crt-$RT_NAME-*.scope $CG/system.slice/$RT_NAME-$RT_NAME-*.scope 2>/dev/null)
   expect "cgroups left behind" "" "$left" || return 1
@@ -350,8 +502,8 @@ c_nothing_left() {
   expect "containers left behind" "" "$(rt list -q)"
 }
 
-CHECKS="systemd_pid1 scope default_path resources update annotations daemon_reload reload_more reload_files delete
- create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker nothing_left"
+CHECKS="systemd_pid1 scope default_path resources update update_more annotations daemon_reload reload_more reload_files delete
+ create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker $([ -e /guest/sid ] && echo podman_rootless cri) nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

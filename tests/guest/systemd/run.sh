@@ -18,13 +18,28 @@ here=$PWD
 t0=$(date +%s)
 S=$G/systemd
 mkdir -p "$S"
-guest_kernel
 
-suite=bookworm
+# GUEST_SUITE: sid (default; systemd 262, podman 5.8, Docker 28.5,
+# containerd 2.1, runc 1.3.6: what users run today) or bookworm (Debian
+# 12's systemd 252, podman 4.3, Docker 20.10 and the host's runc 1.1.5).
+suite=${GUEST_SUITE:-sid}
 mirror=$(awk '/^URIs:/ && /debian\/?$/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
 mirror=${mirror:-http://deb.debian.org/debian}
-pkgs=systemd,systemd-sysv,dbus,libseccomp2,libcap2,libyajl2,libmount1,jq,netavark,podman,docker.io,apparmor
+# debootstrap's packages, then the clients through apt in the tree
+# (tree_apt_install: apt orders their configuration; debootstrap's batches
+# fail on sid's python3-grpcio)
+pkgs=systemd,systemd-sysv,dbus,libseccomp2,libcap2,libyajl2,libmount1,jq
+clients="netavark podman docker.io apparmor"
+# sid: docker-cli is its own package; runc and containerd are sid's;
+# rootless podman under a systemd --user session (logind, dbus-user-session,
+# uidmap, passt); containerd's CRI plugin driven by tests/clients/cri/cri.py
+[ "$suite" = sid ] &&
+  clients="$clients docker-cli containerd runc conmon catatonit uidmap passt dbus-user-session python3-grpcio python3-grpc-tools python3-protobuf"
+
+# the guest's kernel: sid's with the sid userland, else bookworm's (6.1)
+[ "$suite" = sid ] && GUEST_KERNEL=${GUEST_KERNEL:-sid}
+guest_kernel
 
 # customize ROOT: the guest's systemd setup, part of the image's key.
 customize() {
@@ -44,6 +59,16 @@ customize() {
     podman-auto-update.service podman-auto-update.timer podman-clean-transient.service; do
     ln -sf /dev/null "$r/etc/systemd/system/$u"
   done
+  if [ "$suite" = sid ]; then
+    # rootless podman's user: logind starts its systemd --user session
+    rm -f "$r/etc/systemd/system/systemd-logind.service"
+    echo 'guest:x:1000:1000:guest:/home/guest:/bin/sh' >>"$r/etc/passwd"
+    echo 'guest:x:1000:' >>"$r/etc/group"
+    echo 'guest:!:20000:0:99999:7:::' >>"$r/etc/shadow"
+    echo 'guest:100000:65536' >"$r/etc/subuid"
+    echo 'guest:100000:65536' >"$r/etc/subgid"
+    mkdir -p "$r/home/guest" && chown 1000:1000 "$r/home/guest"
+  fi
   rm -f "$r"/etc/systemd/system/*.wants/{getty@tty1.service,e2scrub_reap.service,remote-fs.target,systemd-pstore.service}
   rm -f "$r"/etc/systemd/system/timers.target.wants/*
   cat >"$r/etc/systemd/system/crt-checks.service" <<'UNIT'
@@ -76,7 +101,7 @@ UNIT
   rm -rf "$r"/usr/share/{doc,man,locale,info}/* "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/*
 }
 
-key=$({ echo "$suite $mirror $pkgs"; declare -f customize; } | sha256sum | cut -c1-16)
+key=$({ echo "$suite $mirror $pkgs $clients"; declare -f customize; } | sha256sum | cut -c1-16)
 img=$S/image-$key.ext4
 if [ ! -s "$img" ]; then
   echo "guest-systemd: building the image ($suite from $mirror, key $key)"
@@ -86,10 +111,11 @@ if [ ! -s "$img" ]; then
   rm -f "$S"/image-*.ext4
   tree_debootstrap $suite "$tree" "$mirror" "$S/debootstrap.log" --variant=minbase --include=$pkgs ||
     image_failed "debootstrap failed"
+  tree_apt_install "$tree" "$S/apt.log" $clients || image_failed "apt-get install of the clients failed"
   customize "$tree"
   # mkfs copies what it sees: nothing may be mounted in the tree
   tree_unmounted "$tree" || image_failed "mounts in the image tree"
-  mkfs.ext4 -q -F -d "$tree" -L guestroot "$img.tmp" 1600M || image_failed "mkfs.ext4 failed"
+  mkfs.ext4 -q -F -d "$tree" -L guestroot "$img.tmp" 2600M || image_failed "mkfs.ext4 failed"
   mv "$img.tmp" "$img"
   tree_remove "$tree"
   echo "guest-systemd: image built in $(($(date +%s) - t0)) s"
@@ -102,15 +128,26 @@ ir=$S/initramfs p=$S/initramfs/payload
 rm -rf "$ir"; mkdir -p "$ir"/{bin,proc,sys,dev} "$p"/{guest/rootfs/bin,usr/local/bin,usr/sbin}
 cp /bin/busybox "$ir/bin/busybox"
 guest_modules "$ir" virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk \
-  crc16 mbcache jbd2 crc32c_generic ext4
+  crc16 mbcache jbd2 ?crc32c_generic ext4
 install -m 755 tests/guest/systemd/init "$ir/init"
 cp ./crt "$p/usr/local/bin/crt"
-cp /usr/sbin/runc "$p/usr/sbin/runc"
+# bookworm's image has no runc: the host's 1.1.5 is its reference; sid's
+# image has its own runc 1.3.6
+[ "$suite" = sid ] || cp /usr/sbin/runc "$p/usr/sbin/runc"
+if [ "$suite" = sid ]; then
+  : >"$p/guest/sid"
+  # the CRI check: cri.py, its proto, a busybox image and a pause image
+  mkdir -p "$p/guest/cri"
+  cp tests/clients/cri/cri.py tests/clients/cri/api.proto "$p/guest/cri/"
+  python3 tests/clients/mkimage.py "$p/guest/images/busybox" docker.io/library/crt-busybox:latest >/dev/null
+  python3 tests/clients/mkimage.py --cmd '["sleep", "2147483647"]' "$p/guest/images/pause" docker.io/library/crt-pause:1 >/dev/null
+  rm -f "$p"/guest/images/*/rootfs.tar
+fi
 install -m 755 tests/guest/systemd/guest-checks "$p/guest/guest-checks"
 cp tests/guest/systemd/checks.sh "$p/guest/"
 echo "${GUEST_RUNTIMES:-crt runc}" >"$p/guest/runtimes"
 echo "${GUEST_CHECKS:-}" >"$p/guest/checks" # empty: all
-echo "${GUEST_CHECKS_TIMEOUT:-420}" >"$p/guest/timeout"
+echo "${GUEST_CHECKS_TIMEOUT:-1100}" >"$p/guest/timeout"
 # The containers' rootfs: busybox and its applets.
 cp /bin/busybox "$p/guest/rootfs/bin/"
 for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -s busybox "$p/guest/rootfs/bin/$a"; done
@@ -125,11 +162,11 @@ jq '.ociVersion = "1.0.2" | .process.terminal = false | .root = {"path": "/guest
 log=$S/console.log
 t1=$(date +%s)
 GUEST_APPEND="systemd.unified_cgroup_hierarchy=1 systemd.show_status=0 systemd.log_level=warning" \
-  guest_boot "$S/initrd" "$log" "${GUEST_TIMEOUT:-560}" \
+  guest_boot "$S/initrd" "$log" "${GUEST_TIMEOUT:-1300}" \
   -drive "file=$img,if=virtio,format=raw,snapshot=on,cache=unsafe" || echo "guest: qemu stopped with $?"
 grep -aE '^(ok   |FAIL |guest)' "$log" | tr -d '\r' | grep -avE '^guest-systemd: [0-9]+ passed' || true
 line=$(grep -aE '^guest-systemd: [0-9]+ passed, [0-9]+ failed' "$log" | tr -d '\r' | tail -1)
-echo "guest-systemd: stage took $(($(date +%s) - t0)) s, the guest $(($(date +%s) - t1)) s ($(cat "$G/kernel/package"))"
+echo "guest-systemd: stage took $(($(date +%s) - t0)) s, the guest $(($(date +%s) - t1)) s ($(cat "$K/package"))"
 if [ -z "$line" ]; then
   echo "guest-systemd: no result from the guest; its console:"; tail -40 "$log" | tr -d '\r'
   echo "guest-systemd: 0 passed, 1 failed"; exit 1
