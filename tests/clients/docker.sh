@@ -189,7 +189,7 @@ ok_eq detached "$(dk exec "$c" cat /tmp/bg 2>&1)" "exec -d ran in the container"
 out=$(dk exec "$c" /nonexistent 2>&1); rc=$?
 [ "$rc" != 0 ] && say "ok: exec of a missing binary fails ($rc)" || bad "exec of a missing binary returned 0"
 ok_has "$out" /nonexistent "exec of a missing binary names it"
-if $is_crt; then ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary: crt's message"; fi
+if $is_crt; then ok_has "$out" 'exec: "/nonexistent": no such file or directory' "exec of a missing binary: crt's message"; fi
 out=$(on_pty "${DOCKER[*]} exec -it $c sh -c 'tty; exit 6'"); rc=$?
 ok_eq 6 "$rc" "exec -it under a pty: exit status ($out)"
 ok_has "$out" /dev/pts/ "exec -it: the process has a terminal"
