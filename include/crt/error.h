@@ -31,7 +31,12 @@ typedef struct crt_err {
   char *msg;  /* full text, "context: context: cause" */
 } crt_err;
 
-/* Sets *err to fmt (+ ": strerror(errnum)" when errnum != 0), of kind
+/* errnum's text as Go words it ("no such file or directory"), and so
+ * runc: every message crt prints uses it, never strerror.  A number Go
+ * has no text for is "errno N" (in a per-thread buffer). */
+const char *crt_strerror(int errnum);
+
+/* Sets *err to fmt (+ ": crt_strerror(errnum)" when errnum != 0), of kind
  * CRT_ERR_SYSTEM; returns -1.  When *err is already set, the old error is
  * freed first. */
 int crt_error(crt_err **err, int errnum, const char *fmt, ...)

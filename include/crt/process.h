@@ -11,8 +11,11 @@
 #include "crt/error.h"
 #include "crt/spec.h"
 
-/* Resolves args[0] in the process's PATH (runc's LookPath semantics):
- * `exec: "foo": executable file not found in $PATH`. */
+/* Resolves args[0] in the process's PATH and checks that the caller may
+ * execute it, as runc's init does with Go's exec.LookPath, in its words:
+ * `exec: "foo": executable file not found in $PATH`, `exec: "/x": stat
+ * /x: no such file or directory`, `exec: "/d": is a directory`,
+ * `exec: "/f": permission denied`.  Call it as the process's user. */
 int crt_find_executable(const crt_process *p, char **out, crt_err **err);
 int crt_set_rlimits(const crt_process *p, crt_err **err);
 int crt_set_sysctls(const crt_spec *spec, crt_err **err);

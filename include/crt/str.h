@@ -14,7 +14,7 @@ int crt_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(
 /* crt_fmt for a path: a cut also sets *err ("path too long: HEAD..."). */
 int crt_pathf(char *buf, size_t size, crt_err **err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* text (strerror's, strsignal's) as Go, and so runc, words it: its
+/* text (strsignal's; errno texts are crt_strerror's) as Go, and so runc, words it: its
  * first letter lowered ("operation not permitted", "bad system call"),
  * in buf.  Returns buf. */
 const char *crt_go_text(char *buf, size_t size, const char *text);

@@ -196,7 +196,7 @@ int cg_ebpf_devices(int dirfd, const crt_device_rule *rules, size_t n, crt_err *
     d.target_fd = (uint32_t)dirfd;
     d.attach_bpf_fd = (uint32_t)ofd;
     d.attach_type = BPF_CGROUP_DEVICE;
-    if (sys_bpf(BPF_PROG_DETACH, &d) < 0) crt_warn("cgroup: detach old device filter %u: %s", old[i], strerror(errno));
+    if (sys_bpf(BPF_PROG_DETACH, &d) < 0) crt_warn("cgroup: detach old device filter %u: %s", old[i], crt_strerror(errno));
   }
   return 0;
 }

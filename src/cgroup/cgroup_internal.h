@@ -109,7 +109,7 @@ char *cg_sub_for(const char *sub, const char *hier);
  * rule, a cpuset list, an rdma limit fit with room to spare); longer is
  * an error, never a cut value. */
 #define CG_VALUE_MAX 4096
-/* Writes val to dir/file: "cgroup: write FILE: strerror". */
+/* Writes val to dir/file: "cgroup: write FILE: ERRNO TEXT". */
 int cg_write(const char *dir, const char *file, const char *val, crt_err **err);
 /* cg_write in two halves, for several writes through one open file (v1's
  * device rules: one rule per write) */

@@ -188,7 +188,7 @@ static void err_free(sd_bus_error *e) {
 
 static int bus_error(crt_err **err, int rc, const sd_bus_error *e, const char *what, const char *unit) {
   return crt_error(err, -rc, "systemd cgroup manager: %s %s: %s", what, unit,
-                   e && e->message ? e->message : strerror(-rc));
+                   e && e->message ? e->message : crt_strerror(-rc));
 }
 
 /* Connects, subscribes and matches JobRemoved before any job can finish. */

@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   }
   default_root();
   if (crt_log_init(crt_g.log, strcmp(crt_g.log_format, "json") == 0, crt_g.debug) < 0) {
-    fprintf(stderr, "crt: open log file %s: %s\n", crt_g.log, strerror(errno));
+    fprintf(stderr, "crt: open log file %s: %s\n", crt_g.log, crt_strerror(errno));
     return 1;
   }
   if (!crt_g.root) {

@@ -70,7 +70,6 @@ static int prepare(const crt_finalize_in *in, crt_finalized *out, crt_err **err)
   cleanup_err crt_err *no_handle = NULL;
   if (crt_proc_writes_wanted(in->spec, p) && crt_procfs_prepare(&no_handle) < 0)
     crt_debug("procfs handle: %s", no_handle->msg);
-  if (crt_find_executable(p, &out->exe, err) < 0) return -1;
   /* made before any seccomp filter can refuse memfd_create */
   if (in->use_stub && (out->stub = crt_stub_open(err)) < 0) return -1;
   const crt_seccomp *sc = in->spec->linux_ ? in->spec->linux_->seccomp : NULL;
@@ -115,6 +114,9 @@ int crt_process_finalize(const crt_finalize_in *in, crt_finalized *out, crt_err 
     if (in->parks && hand_over_notify_fd(in->sync, &notify_fd, err) < 0) return -1;
   }
   if (become_user(in, err) < 0) return -1;
+  /* as the user, as runc: a program only root could run fails here, at
+   * create, and not at start; before a late filter, as runc's init */
+  if (crt_find_executable(p, &out->exe, err) < 0) return -1;
   if (out->seccomp_at == CRT_SECCOMP_AFTER_USER && crt_seccomp_load(out->filter, &notify_fd, err) < 0) return -1;
   if (hand_over_notify_fd(in->sync, &notify_fd, err) < 0) return -1;
   crt_procfs_close(); /* the last write under /proc is done */

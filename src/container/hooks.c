@@ -44,11 +44,11 @@ static int setup_stdio(int in_fd, int out_fd) {
 static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, int out_fd) {
   setpgid(0, 0); /* a timeout kills the hook's whole process group */
   if (at && at->dir && chdir(at->dir) < 0) {
-    dprintf(out_fd, "chdir %s: %s", at->dir, strerror(errno));
+    dprintf(out_fd, "chdir %s: %s", at->dir, crt_strerror(errno));
     _exit(127);
   }
   if (setup_stdio(in_fd, out_fd) < 0) {
-    dprintf(out_fd, "set up the hook's stdin/stdout/stderr: %s", strerror(errno));
+    dprintf(out_fd, "set up the hook's stdin/stdout/stderr: %s", crt_strerror(errno));
     _exit(127);
   }
   crt_close_fds_from(3, NULL, 0);
@@ -61,7 +61,7 @@ static void child_exec(const crt_hook *h, const crt_hook_place *at, int in_fd, i
    * (Go's exec.Cmd with a nil Env); with one, it gets exactly that. */
   char *const *envp = h->env.len ? h->env.v : at && at->env ? at->env : environ;
   execve(h->path, argv, envp);
-  dprintf(2, "exec %s: %s", h->path, strerror(errno));
+  dprintf(2, "exec %s: %s", h->path, crt_strerror(errno));
   _exit(127);
 }
 

@@ -118,7 +118,7 @@ static int stop_container(const crt_state *s, const char *op, crt_err **err) {
   if (cg && crt_cgroup_is_frozen(s->cg) == 1 && crt_cgroup_freeze(s->cg, false, &e) < 0)
     crt_warn("%s %s: %s", op, s->id, e->msg);
   if (signal_init(s, SIGKILL) < 0 && errno != ESRCH)
-    crt_warn("%s %s: kill pid %d: %s", op, s->id, s->pid, strerror(errno));
+    crt_warn("%s %s: kill pid %d: %s", op, s->id, s->pid, crt_strerror(errno));
   if (!wait_stopped(s, KILL_WAIT_MS)) return crt_error(err, 0, "container init %d did not exit after SIGKILL", s->pid);
   return 0;
 }

@@ -304,15 +304,15 @@ static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
   const rctx *c = arg;
   if (c->s->cgroup_path && *c->s->cgroup_path && cgroup_root_args(args, msg, len) < 0) return -1;
   if (unshare(CLONE_NEWNS) < 0) {
-    snprintf(msg, len, "unshare mount namespace for criu: %s", strerror(errno));
+    snprintf(msg, len, "unshare mount namespace for criu: %s", crt_strerror(errno));
     return -1;
   }
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
-    snprintf(msg, len, "make / a slave mount for criu: %s", strerror(errno));
+    snprintf(msg, len, "make / a slave mount for criu: %s", crt_strerror(errno));
     return -1;
   }
   if (mount(c->rootfs, c->croot, NULL, MS_BIND | MS_REC, NULL) < 0) {
-    snprintf(msg, len, "bind rootfs %s on %s: %s", c->rootfs, c->croot, strerror(errno));
+    snprintf(msg, len, "bind rootfs %s on %s: %s", c->rootfs, c->croot, crt_strerror(errno));
     return -1;
   }
   return 0;
@@ -394,7 +394,7 @@ static void undo(rctx *c) {
     cleanup_free char *json = crt_state_json(s, CRT_STATUS_STOPPED, false);
     crt_hooks_run_warn(&c->spec->hooks->poststop, "poststop", json);
   }
-  if (c->dir[0] && crt_rm_rf(c->dir) < 0) crt_warn("remove %s: %s", c->dir, strerror(errno));
+  if (c->dir[0] && crt_rm_rf(c->dir) < 0) crt_warn("remove %s: %s", c->dir, crt_strerror(errno));
 }
 
 static int restore(rctx *c, crt_err **err) {

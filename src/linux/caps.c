@@ -9,7 +9,6 @@
 
 #include "crt/caps.h"
 #include "crt/log.h"
-#include "crt/str.h"
 
 static const char *const cap_names[] = {
   "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
@@ -104,8 +103,7 @@ int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
     /* runc >= 1.2: a cap the kernel will not raise (not permitted and
      * inheritable) is a warning, the container runs without it. */
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) == 0) continue;
-    char why[64];
-    crt_warn("can't raise ambient capability %s: %s", cap_names[cap], crt_go_text(why, sizeof why, strerror(errno)));
+    crt_warn("can't raise ambient capability %s: %s", cap_names[cap], crt_strerror(errno));
   }
   return 0;
 }

@@ -149,7 +149,7 @@ static void child(crt_args *args, const crt_criu_run_opts *o, int go, int errpip
   signal(SIGPIPE, SIG_DFL);
   debug_argv(args);
   execvp(args->v[0], args->v);
-  snprintf(msg, sizeof msg, "exec %s: %s", args->v[0], strerror(errno));
+  snprintf(msg, sizeof msg, "exec %s: %s", args->v[0], crt_strerror(errno));
   if (write(errpipe, msg, strlen(msg)) < 0) _exit(127);
   _exit(127);
 }

@@ -83,6 +83,6 @@ char *crt_stub_message(const char *buf) {
   long e = strtol(buf + 1, &end, 10);
   if (end == buf + 1 || *end != ':') return NULL;
   char *m = NULL;
-  if (asprintf(&m, "unable to start container process: %s: %s", end + 1, strerror((int)e)) < 0) return NULL;
+  if (asprintf(&m, "unable to start container process: %s: %s", end + 1, crt_strerror((int)e)) < 0) return NULL;
   return m;
 }

@@ -40,32 +40,52 @@ static const char *env_get(const crt_strv *env, const char *name) {
   return NULL;
 }
 
-static bool is_executable(const char *path) {
+/* Go's exec.findExecutable, as runc's init runs it (as the process's
+ * user, after its capabilities are set): 0, or the errno and whether
+ * stat gave it ("stat PATH: " in Go's words). */
+static int check_executable(const char *file, bool *from_stat) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+  *from_stat = stat(file, &st) < 0;
+  if (*from_stat) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  if (faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) == 0) return 0;
+  /* no faccessat2, or a seccomp filter refusing it: the mode decides */
+  if (errno != ENOSYS && errno != EPERM) return errno;
+  return st.st_mode & 0111 ? 0 : EACCES;
+}
+
+static int not_executable(const char *name, int e, bool from_stat, crt_err **err) {
+  if (from_stat) return crt_error(err, e, "exec: \"%s\": stat %s", name, name);
+  return crt_error(err, e, "exec: \"%s\"", name);
 }
 
 int crt_find_executable(const crt_process *p, char **out, crt_err **err) {
   const char *name = p->args.len ? p->args.v[0] : NULL;
-  if (!name || !*name) return crt_error(err, 0, "exec: no command given in process.args");
+  if (!name) return crt_error(err, 0, "exec: no command given in process.args");
+  bool from_stat;
   if (strchr(name, '/')) {
-    struct stat st;
-    if (stat(name, &st) < 0) return crt_error(err, errno, "exec: \"%s\"", name);
-    if (S_ISDIR(st.st_mode)) return crt_error(err, EACCES, "exec: \"%s\"", name);
+    int e = check_executable(name, &from_stat);
+    if (e) return not_executable(name, e, from_stat, err);
     *out = strdup(name);
     return 0;
   }
+  /* the process's own PATH only, none without it (runc's init has no
+   * other); an empty entry is the working directory */
   const char *path = env_get(&p->env, "PATH");
-  if (!path) path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  cleanup_free char *copy = strdup(path);
-  for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+  cleanup_free char *copy = strdup(path ? path : "");
+  if (!copy) return crt_error(err, ENOMEM, "exec: \"%s\"", name);
+  for (char *dir = *copy ? copy : NULL, *next; dir; dir = next) {
+    next = strchr(dir, ':');
+    if (next) *next++ = 0;
     char full[PATH_MAX];
     /* a candidate too long for a path is none (as exec.LookPath's stat fails) */
     if (crt_fmt(full, sizeof full, "%s/%s", *dir ? dir : ".", name) < 0) continue;
-    if (is_executable(full)) {
-      *out = strdup(full);
-      return 0;
-    }
+    if (check_executable(full, &from_stat)) continue;
+    /* Go >= 1.19 (runc 1.3's) refuses a program found through a relative
+     * entry: the working directory should not pick it */
+    if (full[0] != '/') return crt_error(err, 0, "exec: \"%s\": cannot run executable found relative to current directory", name);
+    *out = strdup(full);
+    return 0;
   }
   return crt_error(err, 0, "exec: \"%s\": executable file not found in $PATH", name);
 }

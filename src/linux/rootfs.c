@@ -189,7 +189,7 @@ static void null_tree_prepare(void) {
     return;
   }
   g_null_tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-  if (g_null_tree < 0) crt_debug("maskedPaths: open_tree of the host's /dev/null: %m");
+  if (g_null_tree < 0) crt_debug("maskedPaths: open_tree of the host's /dev/null: %s", crt_strerror(errno));
 }
 
 int crt_rootfs_pivot(const crt_rootfs_config *cfg, bool no_pivot, crt_err **err) {

@@ -408,10 +408,10 @@ static void handle_signals(int sfd, int master, pid_t forward_to) {
   while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
     if (si.ssi_signo == SIGWINCH) winch = true;
     else if (forward_to > 0 && kill(forward_to, (int)si.ssi_signo) < 0)
-      crt_debug("forward signal %u to %d: %m", si.ssi_signo, (int)forward_to);
+      crt_debug("forward signal %u to %d: %s", si.ssi_signo, (int)forward_to, crt_strerror(errno));
   }
   int tty = user_tty();
-  if (winch && tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("forward window size to the pty: %m");
+  if (winch && tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("forward window size to the pty: %s", crt_strerror(errno));
 }
 
 struct inbuf {
@@ -533,7 +533,7 @@ int crt_terminal_copy_loop_forward(int master, pid_t forward_to, crt_err **err) 
    * then, so enter_raw installs no handler for them. */
   if (open_signal_fd(&st, forward_to, err) < 0 || enter_raw(&st, err) < 0) goto out;
   int tty = user_tty();
-  if (tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("set pty window size from fd %d: %m", tty);
+  if (tty >= 0 && crt_terminal_resize_from(tty, master) < 0) crt_debug("set pty window size from fd %d: %s", tty, crt_strerror(errno));
   ret = copy(master, st.sfd, forward_to, err);
 out:
   loop_cleanup(&st, master);

@@ -37,7 +37,7 @@ static int verror(crt_err **err, enum crt_err_kind kind, int errnum, const char 
   e->errnum = errnum;
   if (m && errnum) {
     char *full = NULL;
-    if (asprintf(&full, "%s: %s", m, strerror(errnum)) < 0) full = NULL;
+    if (asprintf(&full, "%s: %s", m, crt_strerror(errnum)) < 0) full = NULL;
     free(m);
     m = full;
   }

@@ -94,7 +94,7 @@ ok_has "$out" "/nonexistent" "run of a missing binary: the message names it"
 case "$CRT" in
   # crt's error line, as runc's, is logrus text on stderr: quotes come escaped
   */crt) ok_has "$out" 'level=error msg="create ' "run of a missing binary: crt's error line reaches buildah"
-         ok_has "$out" 'exec: \"/nonexistent\": No such file or directory' "run of a missing binary: crt's message reaches buildah" ;;
+         ok_has "$out" 'exec: \"/nonexistent\": stat /nonexistent: no such file or directory' "run of a missing binary: crt's message reaches buildah" ;;
   *) say "SKIP: run of a missing binary: crt's own message (the runtime is $CRT)" ;;
 esac
 ok_eq "" "$("$CRT" --root "$W/crt" list -q 2>&1)" "no crt state left after the failed run"

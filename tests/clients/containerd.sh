@@ -111,7 +111,7 @@ ok_eq 3 "$rc" "run sh -c 'exit 3' exit status ($out)"
 
 out=$(ctr_ run --rm "${RUNC_OPTS[@]}" "$IMG" "$P-nobin" /nonexistent 2>&1); rc=$?
 ok_eq 1 "$rc" "run of a missing binary fails"
-ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missing binary reports crt's message"
+ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "run of a missing binary reports crt's message"
 ctr_ containers rm "$P-nobin" >/dev/null 2>&1   # ctr leaves it when the task never started
 
 # 3. detached task, exec, ps, pause/resume, kill, delete
@@ -134,7 +134,7 @@ out=$(ctr_ task exec --exec-id x2 "$id" sh -c 'exit 5' 2>&1); rc=$?
 ok_eq 5 "$rc" "task exec exit status ($out)"
 out=$(ctr_ task exec --exec-id x3 "$id" /nonexistent 2>&1); rc=$?
 ok_eq 1 "$rc" "exec of a missing binary fails"
-ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary reports crt's message"
+ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "exec of a missing binary reports crt's message"
 # The shim reads crt's --log (log.json) for that message: every line must be
 # logrus-style JSON with level, msg and time.
 out=$(python3 -c '

@@ -154,6 +154,19 @@ out=$(dk run --rm "$IMG" echo hello 2>&1); rc=$?
 ok_eq "0 hello" "$rc $out" "run --rm echo hello"
 out=$(dk run --rm "$IMG" sh -c 'exit 3' 2>&1); rc=$?
 ok_eq 3 "$rc" "run: exit 3 ($out)"
+# A program that cannot run: the runtime fails `create` with Go's words and
+# Docker's CLI maps them to 127 ("no such file or directory", "executable
+# file not found") and 126 ("permission denied"); glibc's capitals gave 125.
+for c in '/bin/nonexistent|127|exec: "/bin/nonexistent": stat /bin/nonexistent: no such file or directory' \
+  'nosuchprog|127|exec: "nosuchprog": executable file not found in $PATH' \
+  '/etc/passwd|126|exec: "/etc/passwd": permission denied'; do
+  IFS='|' read -r prog want words <<<"$c"
+  out=$(dk run --rm "$IMG" "$prog" 2>&1); rc=$?
+  ok_eq "$want" "$rc" "run of $prog: docker's exit code ($out)"
+  ok_has "$out" "$words" "run of $prog: the runtime's words"
+  ok_has "$out" "OCI runtime create failed" "run of $prog: refused at create"
+done
+ok_eq "" "$(dk ps -aq)" "run --rm of a program that cannot run leaves no container"
 # SIGKILL from outside reaches a foreground `docker run` (the init cannot
 # kill itself: it is pid 1 of its namespace)
 c=$P-fg
@@ -189,7 +202,7 @@ ok_eq detached "$(dk exec "$c" cat /tmp/bg 2>&1)" "exec -d ran in the container"
 out=$(dk exec "$c" /nonexistent 2>&1); rc=$?
 [ "$rc" != 0 ] && say "ok: exec of a missing binary fails ($rc)" || bad "exec of a missing binary returned 0"
 ok_has "$out" /nonexistent "exec of a missing binary names it"
-if $is_crt; then ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary: crt's message"; fi
+if $is_crt; then ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "exec of a missing binary: crt's message"; fi
 out=$(on_pty "${DOCKER[*]} exec -it $c sh -c 'tty; exit 6'"); rc=$?
 ok_eq 6 "$rc" "exec -it under a pty: exit status ($out)"
 ok_has "$out" /dev/pts/ "exec -it: the process has a terminal"

@@ -110,7 +110,7 @@ ok_eq 7 "$rc" "run exit status ($out)"
 out=$(pm run --rm "$IMG" /nonexistent 2>&1); rc=$?
 ok_eq 127 "$rc" "run of a missing binary: exit status ($out)"
 case $name in
-  crt) ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missing binary: crt's message" ;;
+  crt) ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "run of a missing binary: crt's message" ;;
 esac
 c=$P-cfg
 out=$(pm run --name "$c" "$IMG" sh -c 'grep Seccomp: /proc/self/status; stat -c "%F %t:%T" /dev/null' 2>&1); rc=$?

@@ -89,7 +89,7 @@ out=$(pm run --rm "$IMG" sh -c 'exit 7' 2>&1); rc=$?
 ok_eq 7 "$rc" "run exit status ($out)"
 out=$(pm run --rm "$IMG" /nonexistent 2>&1); rc=$?
 ok_eq 127 "$rc" "run of a missing binary: exit status"
-ok_has "$out" 'exec: "/nonexistent": No such file or directory' "run of a missing binary: crt's message"
+ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "run of a missing binary: crt's message"
 out=$(pm run --rm "$IMG" sh -c 'cat /proc/self/limits' 2>&1)
 ok_eq "1024 1024" "$(echo "$out" | awk '/open files/ {print $4, $5}')" "default_ulimits nofile reaches the container"
 
@@ -119,7 +119,7 @@ out=$(pm exec "$c" sh -c 'exit 4' 2>&1); rc=$?
 ok_eq 4 "$rc" "exec exit status ($out)"
 out=$(pm exec "$c" /nonexistent 2>&1); rc=$?
 ok_eq 127 "$rc" "exec of a missing binary: exit status"
-ok_has "$out" 'exec: "/nonexistent": No such file or directory' "exec of a missing binary: crt's message"
+ok_has "$out" 'exec: "/nonexistent": stat /nonexistent: no such file or directory' "exec of a missing binary: crt's message"
 out=$(SHELL=/bin/sh timeout 60 script -qec "podman --runtime $W/bin/crt --root $W/root --runroot $W/rr --tmpdir $W/tmp --storage-driver vfs exec -it $c sh -c 'sleep 1; tty; exit 6'" /dev/null 2>&1); rc=$?
 ok_eq 6 "$rc" "exec -it under a pty: exit status ($out)"
 ok_has "$out" /dev/pts/ "exec -it: the process has a terminal"

@@ -157,7 +157,7 @@ test_config_linux_md_net_devices() {
   local id; id=$(new_id)
   run_rc crt run -b "$T/b" "$id" </dev/null
   assert_eq 1 "$rc" "run with a missing interface"
-  assert_contains "$out" "netDevices: host interface \"$a\": No such device"
+  assert_contains "$out" "netDevices: host interface \"$a\": no such device"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
   bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='network']"
   run_rc crt run -b "$T/b" "$(new_id)" </dev/null
@@ -343,7 +343,7 @@ test_config_linux_md_net_devices_name_exists_or_template() {
   local id; id=$(new_id)
   run_rc crt run -b "$T/b" "$id" </dev/null
   assert_eq 1 "$rc" "run with a name that exists in the container: $out"
-  assert_contains "$out" "into the container as \"lo\": File exists"
+  assert_contains "$out" "into the container as \"lo\": file exists"
   [ ! -e "$CRT_ROOT/$id" ] || fail "state dir left"
   # "MUST check if moving is possible": the name is looked up in the
   # container's namespace first, so the host interface stays

@@ -242,7 +242,7 @@ test_restore_bad_input_leaves_nothing() {
   local id r; id=$(new_id); r=$(new_id)
   run_rc ck restore -d -b "$T/b" --image-path "$T/none" "$r"
   [ $rc != 0 ] || fail "restore from a missing image directory succeeded"
-  is_crt && assert_contains "$out" "image directory $T/none: No such file or directory"
+  is_crt && assert_contains "$out" "image directory $T/none: no such file or directory"
   restore_left_nothing "$r"
   mkdir "$T/empty"
   run_rc ck restore -d -b "$T/b" --image-path "$T/empty" "$r"

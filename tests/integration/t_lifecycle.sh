@@ -178,6 +178,76 @@ test_missing_bundle_rootfs_binary() {
   ! grep -q "$T/b" /proc/self/mountinfo || fail "mounts left"
 }
 
+# runc's init resolves process.args[0] and checks that the process's user
+# may execute it before it waits on the exec FIFO, so a program that cannot
+# run fails `create` (exit 1) and leaves no container; the words are Go's
+# (exec.LookPath), which Docker maps to exit codes 127 and 126.
+test_program_checked_at_create() {
+  make_bundle "$T/b"
+  mkdir -p "$T/b/rootfs/adir" "$T/b/rootfs/bin/adir"
+  printf 'echo hi\n' >"$T/b/rootfs/plain"; chmod 644 "$T/b/rootfs/plain"
+  printf '#!/bin/sh\necho hi\n' >"$T/b/rootfs/rootonly"; chmod 744 "$T/b/rootfs/rootonly"
+  local c args uid want id
+  for c in '["/x"]|0|exec: "/x": stat /x: no such file or directory' \
+    '["nosuch"]|0|exec: "nosuch": executable file not found in $PATH' \
+    '["/adir"]|0|exec: "/adir": is a directory' \
+    '["adir"]|0|exec: "adir": executable file not found in $PATH' \
+    '["/plain"]|0|exec: "/plain": permission denied' \
+    '["/rootonly"]|1000|exec: "/rootonly": permission denied' \
+    '["/plain/x"]|0|exec: "/plain/x": stat /plain/x: not a directory' \
+    '[""]|0|exec: "": executable file not found in $PATH'; do
+    IFS='|' read -r args uid want <<<"$c"
+    # runc 1.1.5 (Go < 1.20): a directory is EACCES; LookPath checks only
+    # the mode bits and runc's own eaccess words the user's refusal
+    if runc_before_1_2; then
+      want=${want/is a directory/permission denied}
+      [ "$uid" = 0 ] || want='exec /rootonly: permission denied'
+    fi
+    bundle_edit "$T/b" "c['process']['args']=$args; c['process']['user']={'uid':$uid,'gid':$uid}"
+    id=$(new_id)
+    # not $(...): a create that wrongly succeeds leaves the init holding the pipe
+    crt create --bundle "$T/b" "$id" </dev/null >"$T/create.out" 2>&1; rc=$?
+    out=$(cat "$T/create.out")
+    crt delete -f "$id" >/dev/null 2>&1
+    assert_eq 1 "$rc" "create of $args as uid $uid: $out"
+    assert_contains "$out" "$want" "create of $args as uid $uid"
+  done
+  # what the process's user may run is found and run
+  bundle_edit "$T/b" "c['process']['args']=['/rootonly']; c['process']['user']={'uid':0,'gid':0}"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 hi" "$rc $out" "root runs a mode 0744 script"
+  [ -z "$(ls "$CRT_ROOT" 2>/dev/null)" ] || fail "state left: $(ls "$CRT_ROOT")"
+}
+
+# The process's PATH and nothing else, as Go's exec.LookPath: no PATH finds
+# nothing, and a program found through a relative entry is refused.
+test_program_path_lookup() {
+  make_bundle "$T/b" sh -c true
+  local c envpath cwd want
+  for c in 'None|/|exec: "sh": executable file not found in $PATH' \
+    "'.'|/bin|exec: \"sh\": cannot run executable found relative to current directory" \
+    "'bin'|/|exec: \"sh\": cannot run executable found relative to current directory"; do
+    IFS='|' read -r envpath cwd want <<<"$c"
+    bundle_edit "$T/b" "q=c['process']; q['cwd']='$cwd'; q['env']=[e for e in q['env'] if not e.startswith('PATH=')] + ([] if $envpath is None else ['PATH='+$envpath])"
+    run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+    assert_eq 1 "$rc" "PATH $envpath: $out"
+    assert_contains "$out" "$want" "PATH $envpath"
+  done
+  bundle_edit "$T/b" "c['process']['env'].append('PATH=/nowhere::/bin')"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "PATH=/nowhere::/bin from /: $out"
+}
+
+# A program that passes the check but that execve refuses fails at start,
+# in Go's words (runc's run.bats "[execve error]").
+test_execve_error_words() {
+  make_bundle "$T/b" /run.sh
+  printf '#!/mmnnttbb foo bar\nsh\n' >"$T/b/rootfs/run.sh"; chmod +x "$T/b/rootfs/run.sh"
+  run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+  assert_ne 0 "$rc" "run of a script whose interpreter is missing"
+  assert_contains "$out" "exec /run.sh: no such file or directory"
+}
+
 test_exits_on_its_own() {
   make_bundle "$T/b" sh -c 'sleep 0.2'
   local id; id=$(new_id)

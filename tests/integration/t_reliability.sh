@@ -189,7 +189,7 @@ test_bad_bundles() {
   # the permitted set from it).
   mkdir -p "$T/ur"; ln -s "$T/rootfs" "$T/ur/rootfs"; cp "$T/good/config.json" "$T/ur/"; chmod 000 "$T/ur/config.json"
   local id; id=$(new_id)
-  expect_fail "unreadable config.json" "Permission denied" \
+  expect_fail "unreadable config.json" "permission denied" \
     setpriv --bounding-set -dac_override,-dac_read_search "$CRT_BIN" --root "$CRT_ROOT" create -b "$T/ur" "$id"
   assert_no_traces "$id" "$m" "unreadable config.json"
   echo "bad bundles tried: 10 (create and run each)"

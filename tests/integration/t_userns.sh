@@ -367,11 +367,11 @@ test_rootless_refusals_say_what_to_do() {
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['linux']['namespaces'].append({'type':'ipc'}); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard+1}]; json.dump(c, open(p,'w'))"
   run_rc as_user unshare -U -r "$C" run -b "$b" m2
   assert_ne 0 "$rc" "hard RLIMIT_NOFILE above the caller's"
-  is_crt && assert_contains "$out" "setrlimit RLIMIT_NOFILE (soft 1024, hard $((hard + 1))): Operation not permitted; rootless: a hard limit cannot be raised"
+  is_crt && assert_contains "$out" "setrlimit RLIMIT_NOFILE (soft 1024, hard $((hard + 1))): operation not permitted; rootless: a hard limit cannot be raised"
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); c['process']['rlimits']=[{'type':'RLIMIT_NOFILE','soft':1024,'hard':$hard}]; c['process']['oomScoreAdj']=-1000; json.dump(c, open(p,'w'))"
   run_rc as_user unshare -U -r "$C" run -b "$b" m3
   assert_ne 0 "$rc" "oomScoreAdj below the caller's"
-  is_crt && assert_contains "$out" "set oomScoreAdj -1000: write /proc/self/oom_score_adj: Permission denied; rootless: process.oomScoreAdj cannot be lower"
+  is_crt && assert_contains "$out" "set oomScoreAdj -1000: write /proc/self/oom_score_adj: permission denied; rootless: process.oomScoreAdj cannot be lower"
   as_user python3 -c "import json; p='$b/config.json'; c=json.load(open(p)); del c['process']['oomScoreAdj']; json.dump(c, open(p,'w'))"
   run_rc as_user unshare -U -r "$C" run -b "$b" m4
   assert_eq 0 "$rc" "with an IPC namespace and the caller's hard limit: $out"

@@ -486,7 +486,7 @@ static void test_v1_errors(void **state) {
   crt_resources r = {0};
   r.blkio.weight = (crt_u64){true, 500};
   assert_int_equal(crt_cgroup_update(cg("/v1e"), &r, &e), -1);
-  assert_string_equal(e->msg, "cgroup: write blkio.weight: No such file or directory");
+  assert_string_equal(e->msg, "cgroup: write blkio.weight: no such file or directory");
   crt_err_free(&e);
 
   crt_kv kv = {"memory.high", "1"};
@@ -925,7 +925,7 @@ static void test_systemd_and_mode(void **state) {
   assert_int_equal(crt_cgroup_enter(open_at(NULL, true), &cfg, 1, &path, &e), -1);
   if (access("/run/systemd/system", F_OK) != 0)
     assert_string_equal(e->msg,
-                        "systemd cgroup manager: systemd is not running (no /run/systemd/system): No such file or directory");
+                        "systemd cgroup manager: systemd is not running (no /run/systemd/system): no such file or directory");
   crt_err_free(&e);
   l.cgroups_path = "bad";
   assert_int_equal(crt_cgroup_enter(open_at(NULL, true), &cfg, 1, &path, &e), -1);

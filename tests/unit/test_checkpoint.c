@@ -116,7 +116,7 @@ static void test_check_reports_output(void **state) {
   assert_non_null(strstr(err->msg, "criu check: exited with status 1: Error (x.c:1): no vdso"));
   crt_err_free(&err);
   assert_int_equal(crt_criu_check("/nonexistent/criu", "mem_dirty_track", &err), -1);
-  assert_non_null(strstr(err->msg, "/nonexistent/criu check --feature mem_dirty_track: exec /nonexistent/criu: No such file or directory"));
+  assert_non_null(strstr(err->msg, "/nonexistent/criu check --feature mem_dirty_track: exec /nonexistent/criu: no such file or directory"));
   crt_err_free(&err);
   crt_rm_rf(d);
   free(d);

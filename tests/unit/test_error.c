@@ -26,9 +26,9 @@ static void test_short_messages_unchanged(void **state) {
   (void)state;
   crt_err *err = NULL;
   crt_error(&err, 2, "open %s", "/x");
-  assert_string_equal(err->msg, "open /x: No such file or directory");
+  assert_string_equal(err->msg, "open /x: no such file or directory");
   crt_error_wrap(&err, "create %s", "c1");
-  assert_string_equal(err->msg, "create c1: open /x: No such file or directory");
+  assert_string_equal(err->msg, "create c1: open /x: no such file or directory");
   crt_err_free(&err);
 }
 
@@ -43,7 +43,7 @@ static void test_huge_value_cut(void **state) {
   assert_true(strncmp(err->msg, "config.json: .process.env[2]: invalid \"AAA", 42) == 0);
   assert_non_null(strstr(err->msg, " bytes cut ...]AAA"));
   size_t len = strlen(err->msg);
-  assert_string_equal(err->msg + len - 28, "\": No such file or directory");
+  assert_string_equal(err->msg + len - 28, "\": no such file or directory");
   crt_error_wrap(&err, "create %s", big);
   assert_true(strlen(err->msg) <= 2 * CRT_MSG_MAX + 128);
   crt_err_free(&err);
@@ -76,10 +76,10 @@ static void test_kind_set_and_kept(void **state) {
   crt_error_kind(&err, CRT_ERR_NO_STATE, 2, "container \"%s\" has no state yet", "c1");
   assert_int_equal(err->kind, CRT_ERR_NO_STATE);
   assert_int_equal(err->errnum, 2);
-  assert_string_equal(err->msg, "container \"c1\" has no state yet: No such file or directory");
+  assert_string_equal(err->msg, "container \"c1\" has no state yet: no such file or directory");
   crt_error_wrap(&err, "delete %s", "c1");
   assert_int_equal(err->kind, CRT_ERR_NO_STATE);
-  assert_string_equal(err->msg, "delete c1: container \"c1\" has no state yet: No such file or directory");
+  assert_string_equal(err->msg, "delete c1: container \"c1\" has no state yet: no such file or directory");
   crt_error_kind(&err, CRT_ERR_NOT_FOUND, 0, "container does not exist");
   assert_int_equal(err->kind, CRT_ERR_NOT_FOUND);
   assert_int_equal(err->errnum, 0);
@@ -106,6 +106,29 @@ static void test_move_frees_the_old_error(void **state) {
   crt_err_free(&err);
 }
 
+/* Go's syscall table (runc's words), not glibc's: clients match on them. */
+static void test_errno_text_is_go(void **state) {
+  (void)state;
+  assert_string_equal(crt_strerror(ENOENT), "no such file or directory");
+  assert_string_equal(crt_strerror(EPERM), "operation not permitted");
+  assert_string_equal(crt_strerror(EBUSY), "device or resource busy");
+  assert_string_equal(crt_strerror(EEXIST), "file exists");
+  assert_string_equal(crt_strerror(EINVAL), "invalid argument");
+  assert_string_equal(crt_strerror(EACCES), "permission denied");
+  assert_string_equal(crt_strerror(ENOEXEC), "exec format error");
+  assert_string_equal(crt_strerror(EISDIR), "is a directory");
+  /* where Go's text is not glibc's lowered */
+  assert_string_equal(crt_strerror(ESTALE), "stale NFS file handle");
+  assert_string_equal(crt_strerror(EDOTDOT), "RFS specific error");
+  assert_string_equal(crt_strerror(EREMOTEIO), "remote I/O error");
+  assert_string_equal(crt_strerror(ERFKILL), "operation not possible due to RF-kill");
+  /* no text in Go's table: its "errno N" */
+  assert_string_equal(crt_strerror(41), "errno 41");
+  assert_string_equal(crt_strerror(0), "errno 0");
+  assert_string_equal(crt_strerror(133), "errno 133");
+  assert_string_equal(crt_strerror(-3), "errno -3");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_short_messages_unchanged),
@@ -113,6 +136,7 @@ int main(void) {
       cmocka_unit_test(test_cut_keeps_utf8),
       cmocka_unit_test(test_kind_set_and_kept),
       cmocka_unit_test(test_move_frees_the_old_error),
+      cmocka_unit_test(test_errno_text_is_go),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,7 +79,7 @@ static void test_exec_reads_eof(void **state) {
 
 static void test_failure_reaches_start(void **state) {
   (void)state;
-  run_one("unable to start container process: exec /x: No such file or directory", false, -1);
+  run_one("unable to start container process: exec /x: no such file or directory", false, -1);
 }
 
 static void test_hook_failure_is_marked(void **state) {

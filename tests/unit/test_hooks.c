@@ -120,7 +120,7 @@ static void test_failure_message(void **state) {
   crt_hookv hv = {.v = &h, .len = 1};
   assert_int_equal(crt_hooks_run_at(&hv, "createRuntime", NULL, state_json, &err), -1);
   assert_non_null(strstr(err->msg, "error running createRuntime hook #0: /nonexistent/hook: exit status 127"));
-  assert_non_null(strstr(err->msg, "No such file or directory"));
+  assert_non_null(strstr(err->msg, "no such file or directory"));
   crt_err_free(&err);
 }
 

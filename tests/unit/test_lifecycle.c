@@ -242,9 +242,9 @@ static void test_no_state(void **state) {
   FMT(dir, "%s/half", root);
   assert_int_equal(mkdir(dir, 0700), 0);
   expect_err(crt_state_load(root, "half", &s, &err), &err, CRT_ERR_NO_STATE,
-             "container \"half\" has no state yet (being created, or left half-created): No such file or directory");
+             "container \"half\" has no state yet (being created, or left half-created): no such file or directory");
   expect_err(crt_container_delete(root, "half", false, &err), &err, CRT_ERR_NO_STATE,
-             "container \"half\" has no state yet (being created, or left half-created): No such file or directory");
+             "container \"half\" has no state yet (being created, or left half-created): no such file or directory");
   snprintf(path, sizeof path, "%s/state.json", dir);
   assert_int_equal(crt_write_file_atomic(path, "{\"id\":", 6, 0600, &err), 0);
   expect_err(crt_container_start(root, "half", &err), &err, CRT_ERR_NO_STATE,

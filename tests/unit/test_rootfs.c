@@ -482,7 +482,7 @@ static int bad_source(const fixture *f) {
 
 static void test_error_names_mount(void **state) {
   char *out = in_container(*state, bad_source);
-  assert_non_null(strstr(out, "error: mounts[1]: source \"/nonexistent-crt-src\": No such file or directory"));
+  assert_non_null(strstr(out, "error: mounts[1]: source \"/nonexistent-crt-src\": no such file or directory"));
   free(out);
 }
 

@@ -51,11 +51,11 @@ static void test_explain(void **state) {
   crt_error(&err, EPERM, "setrlimit RLIMIT_NOFILE");
   crt_rootless_explain(&err, "rlimit");
   if (crt_rootless()) assert_non_null(strstr(err->msg, "rootless: a hard limit cannot be raised"));
-  else assert_string_equal(err->msg, "setrlimit RLIMIT_NOFILE: Operation not permitted");
+  else assert_string_equal(err->msg, "setrlimit RLIMIT_NOFILE: operation not permitted");
   crt_err_free(&err);
   crt_error(&err, EINVAL, "setrlimit RLIMIT_NOFILE");
   crt_rootless_explain(&err, "rlimit");
-  assert_string_equal(err->msg, "setrlimit RLIMIT_NOFILE: Invalid argument");
+  assert_string_equal(err->msg, "setrlimit RLIMIT_NOFILE: invalid argument");
   crt_err_free(&err);
   assert_string_equal(crt_rootless_hint("no such thing", EPERM), "");
 }

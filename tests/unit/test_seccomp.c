@@ -254,7 +254,7 @@ static int child_needs_sys_admin(void *data) {
   int r = crt_seccomp_load(f, NULL, &err);
   int ok = r < 0 && err->errnum == EACCES &&
            strcmp(err->msg, "loading the seccomp filter (without noNewPrivileges this needs CAP_SYS_ADMIN): "
-                            "Permission denied") == 0;
+                            "permission denied") == 0;
   crt_err_free(&err);
   crt_seccomp_filter_free(f);
   return ok ? 0 : 12;
@@ -595,10 +595,10 @@ static void test_send_listener_errors(void **state) {
   crt_err *err = NULL;
   crt_seccomp s = {.default_action = "SCMP_ACT_ALLOW"};
   assert_int_equal(crt_seccomp_send_listener(&s, 0, 1, "{}", &err), -1);
-  assert_string_equal(err->msg, ".linux.seccomp.listenerPath: not set: Invalid argument");
+  assert_string_equal(err->msg, ".linux.seccomp.listenerPath: not set: invalid argument");
   s.listener_path = "/nonexistent/crt.sock";
   assert_int_equal(crt_seccomp_send_listener(&s, 0, 1, "{}", &err), -1);
-  assert_string_equal(err->msg, "failed to connect with seccomp agent: seccomp listener /nonexistent/crt.sock: connect: No such file or directory");
+  assert_string_equal(err->msg, "failed to connect with seccomp agent: seccomp listener /nonexistent/crt.sock: connect: no such file or directory");
   crt_err_free(&err);
 }
 

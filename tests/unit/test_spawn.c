@@ -57,10 +57,10 @@ static void test_exec_failure(void **state) {
   crt_err *err = NULL;
   assert_int_equal(crt_spawn(argv, &(crt_spawn_opts){0}, &err), -1);
   assert_int_equal(err->errnum, ENOENT);
-  assert_string_equal(err->msg, "exec /nonexistent/tool: No such file or directory");
+  assert_string_equal(err->msg, "exec /nonexistent/tool: no such file or directory");
   crt_err_free(&err);
   assert_int_equal(crt_spawn(argv, &(crt_spawn_opts){.name = "tool check"}, &err), -1);
-  assert_string_equal(err->msg, "tool check: exec /nonexistent/tool: No such file or directory");
+  assert_string_equal(err->msg, "tool check: exec /nonexistent/tool: no such file or directory");
   crt_err_free(&err);
 }
 

@@ -73,7 +73,7 @@ static void test_failure_record(void **state) {
   assert_string_equal(err, "\1" "2:exec /nonexistent/nope");
   char *m = crt_stub_message(err);
   assert_non_null(m);
-  assert_string_equal(m, "unable to start container process: exec /nonexistent/nope: No such file or directory");
+  assert_string_equal(m, "unable to start container process: exec /nonexistent/nope: no such file or directory");
   free(m);
 }
 
@@ -84,7 +84,7 @@ static void test_message_only_for_records(void **state) {
   assert_null(crt_stub_message("\1" "13"));
   assert_null(crt_stub_message(""));
   char *m = crt_stub_message("\1" "13:loading the seccomp filter");
-  assert_string_equal(m, "unable to start container process: loading the seccomp filter: Permission denied");
+  assert_string_equal(m, "unable to start container process: loading the seccomp filter: permission denied");
   free(m);
 }
 

@@ -294,7 +294,7 @@ static void test_setup_binds_dev_console(void **state) {
 static void test_console_socket_errors(void **state) {
   crt_err *e = NULL;
   assert_int_equal(crt_console_socket_connect("/nonexistent/crt.sock", &e), -1);
-  assert_string_equal(e->msg, "connect console socket /nonexistent/crt.sock: No such file or directory");
+  assert_string_equal(e->msg, "connect console socket /nonexistent/crt.sock: no such file or directory");
   crt_err_free(&e);
 
   int sv[2];
