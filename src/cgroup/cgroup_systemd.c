@@ -351,11 +351,14 @@ static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const 
   if (limit) set_u64(&l->mem_max, (uint64_t)limit);
   if (v2 && r->memory.reservation.set && r->memory.reservation.v)
     set_u64(&l->mem_low, (uint64_t)r->memory.reservation.v);
-  if (v2 && r->memory.swap.set && r->memory.swap.v) {
+  /* an unlimited memory without a swap value makes swap unlimited too
+   * (cg_swap_v2, as runc): the unit's old MemorySwapMax would come back */
+  if (v2 && ((r->memory.swap.set && r->memory.swap.v) || limit == -1)) {
     if (!limit && d) (void)file_value(d, path, "memory", "memory.max", 0, &limit);
     long long sw;
     /* update: the files written already say what is valid */
-    if (cg_swap_v2(r->memory.swap.v, limit, &sw, d ? NULL : err) == 0) set_u64(&l->swap_max, (uint64_t)sw);
+    long long swap = r->memory.swap.set ? r->memory.swap.v : 0;
+    if (cg_swap_v2(swap, limit, &sw, d ? NULL : err) == 0) set_u64(&l->swap_max, (uint64_t)sw);
     else if (!d) return -1;
   }
   if (r->pids.limit.set && (r->pids.limit.v > 0 || r->pids.limit.v == -1))
@@ -609,6 +612,15 @@ int cg_systemd_stop(const char *path, crt_err **err) {
   }
   if (await_reply_job(bus, &w, reply, "stop unit", unit, err) < 0) goto out;
   rc = 0;
+  /* a unit that failed (its processes OOM-killed, say) stays loaded until
+   * its failure is reset: runc resets it too, and an error here (not
+   * failed, already collected) changes nothing */
+  sd_bus_message *reset = NULL;
+  sd_bus_error re = SD_BUS_ERROR_NULL;
+  if (sd.call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "ResetFailedUnit", &re, &reset, "s", unit) >= 0)
+    crt_debug("systemd: failure of %s reset", unit);
+  err_free(&re);
+  if (reset) sd.message_unref(reset);
 out:
   err_free(&e);
   if (reply) sd.message_unref(reply);

@@ -52,8 +52,17 @@ int crt_cgroup_update(const crt_cgroup *cg, const crt_resources *r, crt_err **er
    * it can fail */
   if (rc == 0 && r->n_devices) rc = update_devices(d, &j, path, r, err);
   /* systemd: the unit's properties too (it writes them again at a
-   * daemon-reload), once the files took the values */
+   * daemon-reload), once the files took the values.  Setting them makes
+   * systemd write the unit's files at once, from what it derives: a cpu
+   * period with an unlimited quota becomes its default period there.  So
+   * the files are written once more, last, as runc writes them after the
+   * properties. */
   if (rc == 0 && cg->systemd) rc = cg_systemd_update(d, path, r, err);
+  if (rc == 0 && cg->systemd) {
+    cg_journal again = {0};
+    rc = d->apply(d, &again, path, r, err);
+    cg_journal_free(&again);
+  }
   if (rc < 0) cg_journal_rollback(&j, err);
   cg_journal_free(&j);
   return rc;

@@ -208,6 +208,16 @@ c_delete() {
 }
 
 # A created (not started) container: its unit exists, delete removes it.
+# A container OOM-killed: systemd marks its scope failed, and a failed
+# unit stays loaded until reset; delete resets it, as runc's does.
+c_delete_failed() {
+  bundle 'tail /dev/zero' '.linux.resources.memory = {"limit": 16777216, "swap": 16777216}'
+  run_d || return 1
+  wait_for stopped || why "the memory hog was not killed: $(status)" || return 1
+  rt delete "$ID" >"$T/out" 2>&1 || why "delete: $(cat "$T/out")" || return 1
+  wait_for unit_gone || why "unit after delete of an OOM-killed container: $(prop LoadState)/$(prop ActiveState)/$(prop Result)"
+}
+
 c_create_delete() {
   bundle 'sleep 100'
   rt create -b "$B" "$ID" </dev/null >"$T/out" 2>&1 || why "create: $(cat "$T/out")" || return 1
@@ -503,7 +513,7 @@ c_nothing_left() {
 }
 
 CHECKS="systemd_pid1 scope default_path resources update update_more annotations daemon_reload reload_more reload_files delete
- create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker $([ -e /guest/sid ] && echo podman_rootless cri) nothing_left"
+ delete_failed create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker $([ -e /guest/sid ] && echo podman_rootless cri) nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")
