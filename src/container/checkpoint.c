@@ -313,7 +313,7 @@ static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **
     if (!field_ok(link)) continue;
     if (!(d->stdio[i] = strdup(link))) return crt_error(err, ENOMEM, "checkpoint description");
     /* a pty slave (majors 136-143) on the container's devpts, whose
-     * master is the console socket's receiver's: criu's external tty */
+     * master is the console socket's receiver's: restore's external tty */
     struct stat st;
     if (terminal && !d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
         asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
@@ -375,7 +375,14 @@ static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, co
   cleanup_free char *fz = crt_cgroup_freezer_dir(s->cg);
   if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
   for (size_t i = 0; i < d->n_mounts; i++) crt_args_addf(a, "--external=mnt[%s]:%s", d->mounts[i].key, d->mounts[i].key);
-  if (d->tty) crt_args_addf(a, "--external=%s", d->tty);
+  /* The terminal's slave is dumped as a pty, not as an external tty: a
+   * process holding /dev/tty (an interactive shell does) needs its
+   * controlling terminal to be a pty of the dump, or criu refuses ("ctty
+   * inheritance detected ..., no PTY peer").  Its master is outside (the
+   * console socket's receiver); runc allows that with the RPC option
+   * orphan_pts_master, whose only command-line form is --shell-job.
+   * Restore gives criu the new slave as the external tty of that key. */
+  if (d->tty && !c->shell_job) crt_args_add(a, "--shell-job");
   if (d->ext_netns) {
     char p[64];
     struct stat st;

@@ -12,8 +12,10 @@ criu_bin() {
   echo "$REPO/../shared/criu/criu"
 }
 
-# ck ARGS...: the runtime with the chosen CRIU.
-ck() { "$CRT_BIN" --root "$CRT_ROOT" --criu "$CK_CRIU" "$@"; }
+# ck ARGS...: the runtime with the chosen CRIU.  runc 1.2+ ignores --criu
+# and runs `criu` from PATH: a directory holding only a link named criu to
+# the chosen one comes first.
+ck() { PATH="$CK_PATH:$PATH" "$CRT_BIN" --root "$CRT_ROOT" --criu "$CK_CRIU" "$@"; }
 
 # counting_bundle DIR: prints 1, 2, 3... on stdout, five a second.
 counting_bundle() {
@@ -44,6 +46,8 @@ counts() { wait_eval "[ \$(wc -l <'$1') -ge 2 ]" || fail "$1: no counting: $(cat
 setup_ck() {
   CK_CRIU=$(criu_bin)
   "$CK_CRIU" check >/dev/null 2>&1 || fail "criu $CK_CRIU fails 'criu check'"
+  CK_PATH=$T/criu-path
+  mkdir -p "$CK_PATH" && ln -sf "$(readlink -f "$CK_CRIU")" "$CK_PATH/criu"
 }
 
 # criu 4.2 leaves an empty /run/criu.kdat.tmp behind
@@ -307,11 +311,12 @@ test_restore_runs_hooks() {
   kdat_cleanup
 }
 
-# ck_recv_tty NAME: a console-socket receiver (tests/lib/recvtty.c) on
-# $T/NAME.sock writing what the terminal shows to $T/NAME.out.
+# ck_recv_tty NAME [MODE]: a console-socket receiver (tests/lib/recvtty.c)
+# on $T/NAME.sock writing what the terminal shows to $T/NAME.out; MODE null
+# never writes to the terminal (single, the default, sends ^D at once).
 ck_recv_tty() {
   [ -x "$T/recvtty" ] || cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "cannot build recvtty"
-  timeout 30 "$T/recvtty" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+  timeout 60 "$T/recvtty" --mode "${2:-single}" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
   wait_for test -s "$T/$1.pid" || fail "recvtty $1 did not start: $(cat "$T/$1.err")"
 }
 
@@ -337,6 +342,46 @@ test_checkpoint_terminal_console_socket() {
   wait_eval "[ \$(tr -d '\r' <'$T/t2.out' | wc -l) -ge 2 ]" || fail "no counting on the new terminal: $(cat "$T/t2.out")"
   assert_eq $((n + 1)) "$(tr -d '\r' <"$T/t2.out" | head -n1)" "first count on the new terminal"
   ck delete -f "$id2"
+  kdat_cleanup
+}
+
+# tty_nr PID: the controlling terminal's device number (/proc/PID/stat
+# field 7; 0: none).
+tty_nr() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f5; }
+
+# runc's checkpoint.bats "checkpoint and restore" (issue 57, bug 9): an
+# interactive shell on the container's terminal, as runc's suite runs it.
+# The shell makes the pty its controlling terminal and holds /dev/tty
+# (busybox sh: fd 10); criu must find that terminal as a pty of the dump
+# ("ctty inheritance detected" otherwise).  Checkpointed and restored twice
+# under one id, from the bundle directory, with runc's flags.
+test_checkpoint_terminal_shell() {
+  setup_ck
+  make_bundle "$T/b" sh
+  bundle_edit "$T/b" "c['process']['terminal']=True"
+  local id pid i; id=$(new_id)
+  # runc 1.1 has no ignore mode (its own suite ran this test without it)
+  local cg=(--manage-cgroups-mode ignore)
+  runc_before_1_2 && cg=()
+  ck_recv_tty t0 null
+  ck run -d -b "$T/b" --console-socket "$T/t0.sock" "$id" </dev/null >/dev/null 2>"$T/run.err" || fail "run: $(cat "$T/run.err")"
+  pid=$(state_field "$id" pid)
+  wait_eval "[ \"\$(readlink /proc/$pid/fd/10)\" = /dev/tty ]" || fail "the shell holds no /dev/tty: $(ls -l /proc/$pid/fd)"
+  for i in 1 2; do
+    (cd "$T/b" && ck checkpoint --work-path ./work-dir "${cg[@]}" "$id") 2>"$T/ck.err" ||
+      fail "checkpoint $i: $(cat "$T/ck.err"; grep -B5 Error "$T/b/work-dir/dump.log" | tail -8)"
+    run_rc ck state "$id"
+    [ $rc != 0 ] || fail "checkpoint $i: the container still exists: $out"
+    ck_recv_tty "t$i" null
+    (cd "$T/b" && ck restore -d --work-path ./work-dir "${cg[@]}" --console-socket "$T/t$i.sock" "$id") \
+      </dev/null >/dev/null 2>"$T/r.err" || fail "restore $i: $(cat "$T/r.err"; grep -B5 Error "$T/b/work-dir/restore.log" | tail -8)"
+    assert_eq running "$(state_field "$id" status)" "status after restore $i"
+    pid=$(state_field "$id" pid)
+    assert_eq /dev/tty "$(readlink "/proc/$pid/fd/10")" "the shell's fd 10 after restore $i"
+    assert_ne 0 "$(tty_nr "$pid")" "the shell's controlling terminal after restore $i"
+    assert_eq "$(stat -L -c %t:%T "/proc/$pid/fd/0")" "$(stat -L -c %t:%T "/proc/$pid/fd/1")" "stdin and stdout: one terminal"
+  done
+  ck delete -f "$id"
   kdat_cleanup
 }
 
