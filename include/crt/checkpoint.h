@@ -38,9 +38,11 @@ int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err);
 /* ---- the image directory's description, written by checkpoint ---- */
 
 /* A mount criu must treat as external: its key is the mount point in the
- * container; kind "bind" (restored from the bundle's source) or "cgroup"
+ * container; kind "bind" (restored from the bundle's source), "cgroup"
  * (restored from the new container's cgroup; arg: the hierarchy's name
- * under /sys/fs/cgroup, "" on v2). */
+ * under /sys/fs/cgroup, "" on v2), "console" (/dev/console: the new
+ * terminal's slave) or "devpts" (/dev/pts, the terminal's devpts: a new
+ * instance, the one the new terminal comes from). */
 typedef struct {
   char *kind, *key, *arg;
 } crt_ckpt_mount;

@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "crt/cgroup.h"
 #include "crt/state.h"
@@ -65,6 +67,7 @@ static bool mount_record_ok(const char *kind, const char *key, const char *arg) 
   if (key[0] != '/') return false;
   if (!strcmp(kind, "bind")) return true;
   if (!strcmp(kind, "console")) return !strcmp(key, "/dev/console");
+  if (!strcmp(kind, "devpts")) return !strcmp(key, "/dev/pts");
   if (strcmp(kind, "cgroup")) return false;
   return !strchr(arg, '/') && strcmp(arg, ".") && strcmp(arg, "..");
 }
@@ -301,9 +304,10 @@ static int cgroup_mounts(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
 }
 
 /* stdio and, for a container with process.terminal, its terminal: what
- * restore reconnects.  Another tty as stdio (the caller's, with run -d from
- * a shell) is criu's --shell-job case, as with runc. */
-static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **err) {
+ * restore reconnects (*tty_dev: the devpts the slave is on).  Another tty
+ * as stdio (the caller's, with run -d from a shell) is criu's --shell-job
+ * case, as with runc. */
+static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, dev_t *tty_dev, crt_err **err) {
   for (int i = 0; i < 3; i++) {
     char p[64], link[PATH_MAX];
     snprintf(p, sizeof p, "/proc/%d/fd/%d", pid, i);
@@ -315,16 +319,35 @@ static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **
     /* a pty slave (majors 136-143) on the container's devpts, whose
      * master is the console socket's receiver's: restore's external tty */
     struct stat st;
-    if (terminal && !d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
-        asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
+    if (!terminal || d->tty || stat(p, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) < 136 || major(st.st_rdev) > 143)
+      continue;
+    if (asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0) {
+      d->tty = NULL;
       return crt_error(err, ENOMEM, "checkpoint description");
+    }
+    *tty_dev = st.st_dev;
   }
   return 0;
 }
 
+/* Whether the container's /dev/pts is the devpts instance dev (the one its
+ * terminal is on): a directory there (dev and dev/pts no symlinks, so the
+ * path stays in the container's root) on that filesystem is its root. */
+static bool devpts_is(pid_t pid, dev_t dev) {
+  char p[64];
+  struct stat st;
+  struct statfs sf;
+  snprintf(p, sizeof p, "/proc/%d/root/dev", pid);
+  if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) return false;
+  snprintf(p, sizeof p, "/proc/%d/root/dev/pts", pid);
+  if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != dev) return false;
+  return statfs(p, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+}
+
 static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, crt_err **err) {
   if (!(d->id = strdup(s->id))) return crt_error(err, ENOMEM, "checkpoint description");
-  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, err) < 0) return -1;
+  dev_t tty_dev = 0;
+  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, &tty_dev, err) < 0) return -1;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
     if (!crt_mount_is_bind(m)) continue;
@@ -335,6 +358,9 @@ static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, 
   if (cgroup_mounts(s->pid, d, err) < 0) return -1;
   /* the terminal's slave bound over /dev/console: restore binds the new one */
   if (d->tty && add_mount(d, "console", "/dev/console", "", err) < 0) return -1;
+  /* the devpts the terminal is on: restore brings a new instance there and
+   * takes the restored terminal from it (the container's own, as at create) */
+  if (d->tty && devpts_is(s->pid, tty_dev) && add_mount(d, "devpts", "/dev/pts", "", err) < 0) return -1;
   const crt_namespace *net = crt_spec_namespace(spec, CRT_NS_NETWORK);
   d->ext_netns = net && net->path && *net->path;
   const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID);

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,8 +57,8 @@ typedef struct {
   char *images, *work, *bundle, *rootfs;
   char dir[PATH_MAX];   /* the state directory, "" until made by us */
   char croot[PATH_MAX]; /* <dir>/criu-root */
-  char slave_name[64];  /* the new terminal's slave, for /dev/console */
-  int lock, netns, slave;
+  char cpts[PATH_MAX];  /* <dir>/criu-pts: the new terminal's devpts, for criu */
+  int lock, netns;
   bool cgroup_made;
 } rctx;
 
@@ -101,6 +102,21 @@ static const crt_mount *bind_at(const crt_spec *spec, const char *rootfs, const 
   return NULL;
 }
 
+/* The bundle's devpts mount at /dev/pts, NULL without one. */
+static const crt_mount *devpts_mount(const crt_spec *spec) {
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (m->type && !strcmp(m->type, "devpts") && !strcmp(m->destination, "/dev/pts")) return m;
+  }
+  return NULL;
+}
+
+static bool has_mount_record(const crt_ckpt_desc *d, const char *kind) {
+  for (size_t i = 0; i < d->n_mounts; i++)
+    if (!strcmp(d->mounts[i].kind, kind)) return true;
+  return false;
+}
+
 /* The image against the bundle: every external the image needs is there. */
 static int match_bundle(rctx *c, crt_err **err) {
   for (size_t i = 0; i < c->d.n_mounts; i++) {
@@ -109,6 +125,10 @@ static int match_bundle(rctx *c, crt_err **err) {
       return crt_error_kind(err, CRT_ERR_INVALID, 0,
                             "the image (of container %s) has a bind mount at %s that the bundle %s does not have",
                             c->d.id, m->key, c->bundle);
+    if (!strcmp(m->kind, "devpts") && !devpts_mount(c->spec))
+      return crt_error_kind(err, CRT_ERR_INVALID, 0,
+                            "the image (of container %s) has a devpts at /dev/pts that the bundle %s does not mount",
+                            c->d.id, c->bundle);
   }
   const crt_namespace *net = crt_spec_namespace(c->spec, CRT_NS_NETWORK);
   bool net_path = net && net->path && *net->path;
@@ -157,25 +177,9 @@ static int make_state(rctx *c, crt_err **err) {
   if (crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save(o->root, s, err) < 0) return -1;
   if (crt_pathf(c->croot, sizeof c->croot, err, "%s/criu-root", c->dir) < 0) return -1;
   if (mkdir(c->croot, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->croot);
-  return 0;
-}
-
-/* A new terminal for an image whose stdio was one: the master goes to the
- * console socket (as runc sends criu's orphan pts master), the slave to
- * criu as the image's external tty. */
-static int open_console(rctx *c, crt_err **err) {
-  if (!c->d.tty || !c->o->console_socket) return 0;
-  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, err);
-  if (sock < 0) return -1;
-  cleanup_close int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  char *name = c->slave_name;
-  if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
-  if (grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, name, sizeof c->slave_name) != 0)
-    return crt_error(err, errno, "unlock pty");
-  /* not O_CLOEXEC: criu inherits it */
-  if ((c->slave = open(name, O_RDWR | O_NOCTTY)) < 0) return crt_error(err, errno, "open %s", name);
-  struct iovec iov = {.iov_base = (void *)"/dev/ptmx", .iov_len = 9};
-  if (crt_send_with_fd(sock, &iov, 1, master) != 9) return crt_error(err, errno, "send pty master over console socket");
+  if (!c->d.tty) return 0;
+  if (crt_pathf(c->cpts, sizeof c->cpts, err, "%s/criu-pts", c->dir) < 0) return -1;
+  if (mkdir(c->cpts, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->cpts);
   return 0;
 }
 
@@ -231,10 +235,7 @@ static int mount_args(crt_args *a, const rctx *c, crt_err **err) {
       crt_args_addf(a, "--external=mnt[%s]:%s", m->key, bm->source);
       continue;
     }
-    if (!strcmp(m->kind, "console")) {
-      if (c->slave >= 0) crt_args_addf(a, "--external=mnt[%s]:%s", m->key, c->slave_name);
-      continue;
-    }
+    if (!strcmp(m->kind, "console") || !strcmp(m->kind, "devpts")) continue; /* console_pty's */
     const char *cg = c->s->cgroup_path;
     if (!cg || !*cg)
       return crt_error_kind(err, CRT_ERR_INVALID, 0, "the image has a cgroup mount at %s, but the container has no cgroup",
@@ -268,7 +269,6 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
   if (mount_args(a, c, err) < 0) return -1;
   for (int i = 0; i < 3; i++)
     if (c->d.stdio[i] && !strncmp(c->d.stdio[i], "pipe:", 5)) crt_args_addf(a, "--inherit-fd=fd[%d]:%s", i, c->d.stdio[i]);
-  if (c->slave >= 0) crt_args_addf(a, "--inherit-fd=fd[%d]:%s", c->slave, c->d.tty);
   if (c->netns >= 0) crt_args_addf(a, "--inherit-fd=fd[%d]:extRootNetNS", c->netns);
   if (o->lsm_profile) crt_args_addf(a, "--lsm-profile=%s", o->lsm_profile);
   if (o->lsm_mount_context) crt_args_addf(a, "--lsm-mount-context=%s", o->lsm_mount_context);
@@ -298,6 +298,81 @@ static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
   return 0;
 }
 
+/* The devpts options of the container's /dev/pts ("newinstance,gid=5,...")
+ * for a mount made from the host's user namespace: with a user namespace,
+ * uid=N and gid=N name the container's ids, mapped here to the host's
+ * (an id the mappings lack is left out, as the container could not have
+ * had it: its create would have failed). */
+static char *devpts_data(const crt_spec *spec, const crt_mount *m) {
+  const char *data = m && m->opts.data ? m->opts.data : "newinstance,ptmxmode=0666,mode=0620";
+  bool userns = crt_spec_namespace(spec, CRT_NS_USER) != NULL;
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  if (!f) return NULL;
+  cleanup_free char *copy = strdup(data);
+  char *save = NULL;
+  for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+    bool uid = !strncmp(t, "uid=", 4), gid = !strncmp(t, "gid=", 4);
+    long id;
+    if (!userns || (!uid && !gid) || crt_parse_long(t + 4, 0, UINT32_MAX, &id) < 0) {
+      fprintf(f, "%s%s", ftell(f) ? "," : "", t);
+      continue;
+    }
+    const crt_idmapv *map = uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings;
+    for (size_t i = 0; i < map->len; i++)
+      if ((uint32_t)id >= map->v[i].container_id && (uint32_t)id - map->v[i].container_id < map->v[i].size)
+        fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)(map->v[i].host_id + ((uint32_t)id - map->v[i].container_id)));
+  }
+  if (fclose(f) != 0 || !copy) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* The restored terminal comes from a devpts instance of its own, mounted
+ * in criu's mount namespace on <state>/criu-pts: criu binds it on the
+ * container's /dev/pts (an external mount of the image), binds the slave
+ * on /dev/console and gives the slave to the processes as the image's
+ * external tty; the master goes to the console socket.  So the restored
+ * console is a node of the container's devpts, as at create, never of
+ * the host's.  (runc gets that pty from criu's orphan-pts-master RPC
+ * notification, which the command line lacks.) */
+static int console_pty(const rctx *c, crt_args *args, char *msg, size_t len) {
+  const crt_mount *m = devpts_mount(c->spec);
+  cleanup_free char *data = devpts_data(c->spec, m);
+  unsigned long flags = m ? m->opts.flags : MS_NOSUID | MS_NOEXEC;
+  char ptmx[PATH_MAX + 8];
+  cleanup_err crt_err *e = NULL;
+  if (!data) return snprintf(msg, len, "devpts options: out of memory"), -1;
+  if (mount("devpts", c->cpts, "devpts", flags, data) < 0)
+    return snprintf(msg, len, "mount devpts (%s) on %s: %s", data, c->cpts, strerror(errno)), -1;
+  snprintf(ptmx, sizeof ptmx, "%s/ptmx", c->cpts);
+  cleanup_close int master = open(ptmx, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  int n = -1;
+  if (master < 0 || unlockpt(master) < 0 || ioctl(master, TIOCGPTN, &n) < 0)
+    return snprintf(msg, len, "open a pty in %s: %s", ptmx, strerror(errno)), -1;
+  /* not O_CLOEXEC: criu inherits it; by name before Linux 4.13 (our own
+   * instance: nothing of the container's is on that path) */
+  int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+  if (slave < 0 && (errno == EINVAL || errno == ENOTTY)) {
+    char name[PATH_MAX + 16];
+    snprintf(name, sizeof name, "%s/%d", c->cpts, n);
+    slave = open(name, O_RDWR | O_NOCTTY);
+  }
+  if (slave < 0) return snprintf(msg, len, "open the slave of %s/%d: %s", c->cpts, n, strerror(errno)), -1;
+  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, &e);
+  if (sock < 0) return snprintf(msg, len, "%s", e->msg), -1;
+  struct iovec iov = {.iov_base = (void *)"/dev/ptmx", .iov_len = 9};
+  if (crt_send_with_fd(sock, &iov, 1, master) != 9)
+    return snprintf(msg, len, "send pty master over console socket: %s", strerror(errno)), -1;
+  crt_args_addf(args, "--inherit-fd=fd[%d]:%s", slave, c->d.tty);
+  if (has_mount_record(&c->d, "console")) crt_args_addf(args, "--external=mnt[/dev/console]:%s/%d", c->cpts, n);
+  if (has_mount_record(&c->d, "devpts")) crt_args_addf(args, "--external=mnt[/dev/pts]:%s", c->cpts);
+  return 0;
+}
+
 /* In criu's child: a mount namespace of its own, where the rootfs is bound
  * on criu-root; whatever criu leaves mounted dies with that namespace. */
 static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
@@ -315,7 +390,7 @@ static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
     snprintf(msg, len, "bind rootfs %s on %s: %s", c->rootfs, c->croot, strerror(errno));
     return -1;
   }
-  return 0;
+  return c->d.tty ? console_pty(c, args, msg, len) : 0;
 }
 
 /* In the parent, before criu runs: the container's cgroup, made with its
@@ -402,13 +477,13 @@ static int restore(rctx *c, crt_err **err) {
   if (geteuid() != 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "restore needs root (criu does)");
   if (load_images(c, err) < 0 || load_bundle(c, err) < 0 || match_bundle(c, err) < 0) return -1;
   if (crt_ckpt_criu_usable(&c->o->c, false, err) < 0) return -1;
-  if (make_state(c, err) < 0 || open_console(c, err) < 0 || open_netns(c, err) < 0) return -1;
+  if (make_state(c, err) < 0 || open_netns(c, err) < 0) return -1;
   if (run_criu(c, err) < 0) return -1;
   return finish(c, err);
 }
 
 int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) {
-  rctx c = {.o = o, .lock = -1, .netns = -1, .slave = -1};
+  rctx c = {.o = o, .lock = -1, .netns = -1};
   int rc = restore(&c, err);
   if (rc < 0) {
     crt_error_wrap(err, "restore %s", o->id);
@@ -416,13 +491,13 @@ int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) 
   } else {
     *pid = c.s->pid;
     rmdir(c.croot);
+    if (c.cpts[0]) rmdir(c.cpts);
     char script[PATH_MAX + 32];
     snprintf(script, sizeof script, "%s/criu-notify.sh", c.dir);
     unlink(script);
   }
   if (c.lock >= 0) close(c.lock);
   if (c.netns >= 0) close(c.netns);
-  if (c.slave >= 0) close(c.slave);
   crt_ckpt_desc_free(&c.d);
   crt_state_free(c.s);
   crt_spec_free(c.spec);

@@ -385,6 +385,62 @@ test_checkpoint_terminal_shell() {
   kdat_cleanup
 }
 
+# Issue 54, item 3: a restored terminal is a pty of the container's own
+# devpts, as at create, never of the host's: /dev/console and the
+# process's stdio are nodes of the devpts instance on the container's
+# /dev/pts, and the container's root, chmod'ing its /dev/console, changes
+# no node of the host's /dev/pts.
+test_restore_console_on_container_devpts() {
+  setup_ck
+  counting_bundle "$T/b"
+  bundle_edit "$T/b" "c['process']['terminal']=True"
+  local id id2 pid; id=$(new_id); id2=$(new_id)
+  ck_recv_tty t1
+  ck run -d -b "$T/b" --console-socket "$T/t1.sock" "$id" </dev/null >/dev/null 2>"$T/run.err" || fail "run: $(cat "$T/run.err")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t1.out' | wc -l) -ge 2 ]" || fail "no counting on the terminal"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  if is_crt; then # the image's /dev/pts is external: the bundle must mount a devpts there
+    grep -q "^mount	devpts	/dev/pts	" "$T/img/crt-checkpoint.txt" || fail "no devpts record: $(cat "$T/img/crt-checkpoint.txt")"
+    cp "$T/b/config.json" "$T/config.keep"
+    bundle_edit "$T/b" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/dev/pts']"
+    run_rc ck restore -d -b "$T/b" --image-path "$T/img" --console-socket "$T/none.sock" "$id2" </dev/null
+    [ $rc != 0 ] || fail "restore into a bundle without /dev/pts succeeded"
+    assert_contains "$out" "has a devpts at /dev/pts that the bundle"
+    restore_left_nothing "$id2"
+    cp "$T/config.keep" "$T/b/config.json"
+  fi
+  ck_recv_tty t2
+  ck restore -d -b "$T/b" --image-path "$T/img" --console-socket "$T/t2.sock" "$id2" </dev/null >/dev/null 2>"$T/r.err" ||
+    fail "restore: $(cat "$T/r.err"; tail -3 "$T/img/restore.log")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t2.out' | wc -l) -ge 2 ]" || fail "no counting on the new terminal: $(cat "$T/t2.out")"
+  pid=$(state_field "$id2" pid)
+  # the container's root chmods its console: no host pty node changes
+  local rdev before after mode
+  rdev=$(stat -L -c %t:%T "/proc/$pid/root/dev/console")
+  before=$(for f in /dev/pts/[0-9]*; do [ "$(stat -c %t:%T "$f")" = "$rdev" ] && stat -c '%i %a' "$f"; done)
+  mode=$(ck exec "$id2" stat -c %a /dev/console)
+  [ "$mode" = 604 ] && fail "the console's mode is already 604"
+  ck exec "$id2" chmod 604 /dev/console || fail "the container's root cannot chmod its console"
+  assert_eq 604 "$(ck exec "$id2" stat -c %a /dev/console)" "the console's mode after chmod, inside"
+  after=$(for f in /dev/pts/[0-9]*; do [ "$(stat -c %t:%T "$f")" = "$rdev" ] && stat -c '%i %a' "$f"; done)
+  local line ino
+  while read -r ino mode; do
+    [ -n "$ino" ] || continue
+    line=$(grep "^$ino " <<<"$after") || continue # that pty is gone meanwhile
+    assert_eq "$ino $mode" "$line" "a host /dev/pts node (inode $ino) after the container's chmod"
+  done <<<"$before"
+  local host pts console
+  host=$(stat -c %d /dev/pts/ptmx)
+  pts=$(ck exec "$id2" stat -c %d /dev/pts/ptmx) || fail "exec stat /dev/pts/ptmx"
+  console=$(ck exec "$id2" stat -c %d /dev/console) || fail "exec stat /dev/console"
+  assert_ne "$host" "$pts" "the container's devpts (st_dev of its /dev/pts/ptmx) is the host's"
+  assert_eq "$pts" "$console" "/dev/console's devpts (st_dev) inside the restored container"
+  assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/0")" "the restored process's stdin: devpts"
+  assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/1")" "the restored process's stdout: devpts"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
+
 # A network namespace joined by path stays the bundle's: criu gets it as
 # its external (runc: extRootNetNS).
 # runc's "checkpoint and restore with bind mount whose destination is a

@@ -31,9 +31,12 @@ static void write_desc(const char *dir, const char *text) {
 
 static void test_desc_round_trip(void **state) {
   char *d = tmpdir();
-  crt_ckpt_mount m[] = {{"bind", "/data", ""}, {"cgroup", "/sys/fs/cgroup/cpu", "cpu"}, {"cgroup", "/sys/fs/cgroup", ""}};
+  crt_ckpt_mount m[] = {{"bind", "/data", ""},          {"cgroup", "/sys/fs/cgroup/cpu", "cpu"},
+                        {"cgroup", "/sys/fs/cgroup", ""}, {"console", "/dev/console", ""},
+                        {"devpts", "/dev/pts", ""}};
+  const size_t nm = sizeof m / sizeof m[0];
   crt_ckpt_desc in = {.id = "c1", .stdio = {"pipe:[12]", "/dev/pts/0", NULL}, .tty = "tty[8800:4f]", .ext_netns = true,
-                      .mounts = m, .n_mounts = 3};
+                      .mounts = m, .n_mounts = nm};
   crt_err *err = NULL;
   assert_int_equal(crt_ckpt_desc_save(d, &in, &err), 0);
   crt_ckpt_desc out;
@@ -44,8 +47,8 @@ static void test_desc_round_trip(void **state) {
   assert_null(out.stdio[2]);
   assert_string_equal(out.tty, "tty[8800:4f]");
   assert_true(out.ext_netns);
-  assert_int_equal(out.n_mounts, 3);
-  for (size_t i = 0; i < 3; i++) {
+  assert_int_equal(out.n_mounts, nm);
+  for (size_t i = 0; i < nm; i++) {
     assert_string_equal(out.mounts[i].kind, m[i].kind);
     assert_string_equal(out.mounts[i].key, m[i].key);
     assert_string_equal(out.mounts[i].arg, m[i].arg); /* empty fields survive */
@@ -69,7 +72,8 @@ static void test_desc_refused(void **state) {
                                     "id\tc1\nmount\tproc\t/proc\t\n",
                                     "id\tc1\nmount\tcgroup\t/sys/fs/cgroup/cpu\t..\n",
                                     "id\tc1\nmount\tcgroup\t/sys/fs/cgroup/cpu\t../../etc\n",
-                                    "id\tc1\nmount\tconsole\t/etc\t\n", "id\tc1\nmount\tbind\trel\t\n"};
+                                    "id\tc1\nmount\tconsole\t/etc\t\n", "id\tc1\nmount\tbind\trel\t\n",
+                                    "id\tc1\nmount\tdevpts\t/etc\t\n"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     write_desc(d, bad[i]);
     assert_int_equal(crt_ckpt_desc_load(d, &out, &err), -1);
