@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,7 @@ typedef struct {
   char croot[PATH_MAX]; /* <dir>/criu-root */
   char cpts[PATH_MAX];  /* <dir>/criu-pts: the new terminal's devpts, for criu */
   int lock, netns;
+  int pts, slave, pty; /* a terminal image: the new devpts (detached), the slave, its index */
   bool cgroup_made;
 } rctx;
 
@@ -331,46 +333,99 @@ static char *devpts_data(const crt_spec *spec, const crt_mount *m) {
   return out;
 }
 
-/* The restored terminal comes from a devpts instance of its own, mounted
- * in criu's mount namespace on <state>/criu-pts: criu binds it on the
- * container's /dev/pts (an external mount of the image), binds the slave
- * on /dev/console and gives the slave to the processes as the image's
- * external tty; the master goes to the console socket.  So the restored
- * console is a node of the container's devpts, as at create, never of
- * the host's.  (runc gets that pty from criu's orphan-pts-master RPC
- * notification, which the command line lacks.) */
-static int console_pty(const rctx *c, crt_args *args, char *msg, size_t len) {
+/* A devpts instance of its own for the restored terminal, attached
+ * nowhere (fsmount), with the container's /dev/pts options. */
+static int devpts_instance(const char *data, unsigned long flags, crt_err **err) {
+  cleanup_close int fs = fsopen("devpts", FSOPEN_CLOEXEC);
+  if (fs < 0) return crt_error(err, errno, "fsopen(\"devpts\")");
+  cleanup_free char *copy = strdup(data);
+  if (!copy) return crt_error(err, ENOMEM, "devpts options");
+  char *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *v = strchr(t, '=');
+    if (v) *v++ = 0;
+    if (fsconfig(fs, v ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, t, v, 0) < 0)
+      return crt_error(err, errno, "devpts option %s%s%s", t, v ? "=" : "", v ? v : "");
+  }
+  if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) return crt_error(err, errno, "create a devpts instance");
+  unsigned attr = (flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0) |
+                  (flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
+  int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attr);
+  if (mnt < 0) return crt_error(err, errno, "fsmount devpts");
+  return mnt;
+}
+
+/* The restored terminal comes from a devpts instance of its own: its
+ * master goes to the console socket; criu gets a clone of the instance for
+ * the container's /dev/pts (an external mount of the image), the slave on
+ * /dev/console and as the image's external tty, the processes' stdio;
+ * once criu is done the instance itself replaces that clone
+ * (attach_devpts).  So the restored console is a node of the container's
+ * devpts, as at create, never of the host's.  (runc gets that pty from
+ * criu's orphan-pts-master RPC notification, which the command line
+ * lacks.) */
+static int open_console(rctx *c, crt_err **err) {
+  if (!c->d.tty) return 0;
   const crt_mount *m = devpts_mount(c->spec);
   cleanup_free char *data = devpts_data(c->spec, m);
-  unsigned long flags = m ? m->opts.flags : MS_NOSUID | MS_NOEXEC;
-  char ptmx[PATH_MAX + 8];
-  cleanup_err crt_err *e = NULL;
-  if (!data) return snprintf(msg, len, "devpts options: out of memory"), -1;
-  if (mount("devpts", c->cpts, "devpts", flags, data) < 0)
-    return snprintf(msg, len, "mount devpts (%s) on %s: %s", data, c->cpts, strerror(errno)), -1;
-  snprintf(ptmx, sizeof ptmx, "%s/ptmx", c->cpts);
-  cleanup_close int master = open(ptmx, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  int n = -1;
-  if (master < 0 || unlockpt(master) < 0 || ioctl(master, TIOCGPTN, &n) < 0)
-    return snprintf(msg, len, "open a pty in %s: %s", ptmx, strerror(errno)), -1;
+  if (!data) return crt_error(err, ENOMEM, "devpts options");
+  if ((c->pts = devpts_instance(data, m ? m->opts.flags : MS_NOSUID | MS_NOEXEC, err)) < 0) return -1;
+  cleanup_close int master = openat(c->pts, "ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0 || unlockpt(master) < 0 || ioctl(master, TIOCGPTN, &c->pty) < 0)
+    return crt_error(err, errno, "open a pty in a new devpts (%s)", data);
   /* not O_CLOEXEC: criu inherits it; by name before Linux 4.13 (our own
-   * instance: nothing of the container's is on that path) */
-  int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
-  if (slave < 0 && (errno == EINVAL || errno == ENOTTY)) {
-    char name[PATH_MAX + 16];
-    snprintf(name, sizeof name, "%s/%d", c->cpts, n);
-    slave = open(name, O_RDWR | O_NOCTTY);
+   * instance: nothing of the container's is there) */
+  c->slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+  if (c->slave < 0 && (errno == EINVAL || errno == ENOTTY)) {
+    char name[16];
+    snprintf(name, sizeof name, "%d", c->pty);
+    c->slave = openat(c->pts, name, O_RDWR | O_NOCTTY);
   }
-  if (slave < 0) return snprintf(msg, len, "open the slave of %s/%d: %s", c->cpts, n, strerror(errno)), -1;
-  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, &e);
-  if (sock < 0) return snprintf(msg, len, "%s", e->msg), -1;
+  if (c->slave < 0) return crt_error(err, errno, "open the slave of pty %d", c->pty);
+  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, err);
+  if (sock < 0) return -1;
   struct iovec iov = {.iov_base = (void *)"/dev/ptmx", .iov_len = 9};
-  if (crt_send_with_fd(sock, &iov, 1, master) != 9)
-    return snprintf(msg, len, "send pty master over console socket: %s", strerror(errno)), -1;
-  crt_args_addf(args, "--inherit-fd=fd[%d]:%s", slave, c->d.tty);
-  if (has_mount_record(&c->d, "console")) crt_args_addf(args, "--external=mnt[/dev/console]:%s/%d", c->cpts, n);
+  if (crt_send_with_fd(sock, &iov, 1, master) != 9) return crt_error(err, errno, "send pty master over console socket");
+  return 0;
+}
+
+/* In criu's child: a clone of the new devpts on <state>/criu-pts, the
+ * path criu takes it from, and the terminal's arguments. */
+static int console_args(const rctx *c, crt_args *args, char *msg, size_t len) {
+  cleanup_close int tree = (int)syscall(SYS_open_tree, c->pts, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (tree < 0 || move_mount(tree, "", AT_FDCWD, c->cpts, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return snprintf(msg, len, "mount the new devpts on %s: %s", c->cpts, strerror(errno)), -1;
+  crt_args_addf(args, "--inherit-fd=fd[%d]:%s", c->slave, c->d.tty);
+  if (has_mount_record(&c->d, "console")) crt_args_addf(args, "--external=mnt[/dev/console]:%s/%d", c->cpts, c->pty);
   if (has_mount_record(&c->d, "devpts")) crt_args_addf(args, "--external=mnt[/dev/pts]:%s", c->cpts);
   return 0;
+}
+
+/* In a child entering the restored container's mount namespace (setns
+ * makes its root the container's): the devpts criu mounted on /dev/pts
+ * (our instance, a clone) gives way to the instance the terminal was
+ * opened on, so the processes' terminal fds read /dev/pts/N, as runc's. */
+static int attach_devpts_child(const rctx *c) {
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", c->s->pid);
+  cleanup_close int fd = open(ns, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || setns(fd, CLONE_NEWNS) < 0) return -1;
+  struct stat here, ours;
+  cleanup_close int t = open("/dev/pts", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (t < 0 || fstat(t, &here) < 0 || fstat(c->slave, &ours) < 0 || here.st_dev != ours.st_dev) return -1;
+  if (umount2("/dev/pts", MNT_DETACH | UMOUNT_NOFOLLOW) < 0) return -1;
+  return move_mount(c->pts, "", AT_FDCWD, "/dev/pts", MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/* A failure leaves criu's clone there: the same devpts, only the fd links
+ * read /N; a warning, not a failed restore. */
+static void attach_devpts(const rctx *c) {
+  if (c->pts < 0 || !has_mount_record(&c->d, "devpts")) return;
+  pid_t p = fork();
+  if (p == 0) _exit(attach_devpts_child(c) < 0 ? 1 : 0);
+  int st = 0;
+  if (p < 0 || waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    crt_warn("restore %s: the new devpts could not replace criu's mount of it on /dev/pts", c->o->id);
 }
 
 /* In criu's child: a mount namespace of its own, where the rootfs is bound
@@ -390,7 +445,7 @@ static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
     snprintf(msg, len, "bind rootfs %s on %s: %s", c->rootfs, c->croot, strerror(errno));
     return -1;
   }
-  return c->d.tty ? console_pty(c, args, msg, len) : 0;
+  return c->pts >= 0 ? console_args(c, args, msg, len) : 0;
 }
 
 /* In the parent, before criu runs: the container's cgroup, made with its
@@ -477,13 +532,14 @@ static int restore(rctx *c, crt_err **err) {
   if (geteuid() != 0) return crt_error_kind(err, CRT_ERR_INVALID, 0, "restore needs root (criu does)");
   if (load_images(c, err) < 0 || load_bundle(c, err) < 0 || match_bundle(c, err) < 0) return -1;
   if (crt_ckpt_criu_usable(&c->o->c, false, err) < 0) return -1;
-  if (make_state(c, err) < 0 || open_netns(c, err) < 0) return -1;
+  if (make_state(c, err) < 0 || open_console(c, err) < 0 || open_netns(c, err) < 0) return -1;
   if (run_criu(c, err) < 0) return -1;
+  attach_devpts(c);
   return finish(c, err);
 }
 
 int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) {
-  rctx c = {.o = o, .lock = -1, .netns = -1};
+  rctx c = {.o = o, .lock = -1, .netns = -1, .pts = -1, .slave = -1};
   int rc = restore(&c, err);
   if (rc < 0) {
     crt_error_wrap(err, "restore %s", o->id);
@@ -498,6 +554,8 @@ int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) 
   }
   if (c.lock >= 0) close(c.lock);
   if (c.netns >= 0) close(c.netns);
+  if (c.pts >= 0) close(c.pts);
+  if (c.slave >= 0) close(c.slave);
   crt_ckpt_desc_free(&c.d);
   crt_state_free(c.s);
   crt_spec_free(c.spec);

@@ -380,6 +380,7 @@ test_checkpoint_terminal_shell() {
     assert_eq /dev/tty "$(readlink "/proc/$pid/fd/10")" "the shell's fd 10 after restore $i"
     assert_ne 0 "$(tty_nr "$pid")" "the shell's controlling terminal after restore $i"
     assert_eq "$(stat -L -c %t:%T "/proc/$pid/fd/0")" "$(stat -L -c %t:%T "/proc/$pid/fd/1")" "stdin and stdout: one terminal"
+    assert_contains "$(readlink "/proc/$pid/fd/0")" "/dev/pts/" "the shell's stdin after restore $i"
   done
   ck delete -f "$id"
   kdat_cleanup
@@ -437,6 +438,9 @@ test_restore_console_on_container_devpts() {
   assert_eq "$pts" "$console" "/dev/console's devpts (st_dev) inside the restored container"
   assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/0")" "the restored process's stdin: devpts"
   assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/1")" "the restored process's stdout: devpts"
+  # the terminal is named as on the container's /dev/pts, one devpts mount there
+  assert_contains "$(ck exec "$id2" readlink /proc/1/fd/0)" "/dev/pts/" "the restored process's stdin, seen inside"
+  assert_eq 1 "$(awk '$5 == "/dev/pts"' "/proc/$pid/mountinfo" | wc -l)" "mounts on the container's /dev/pts"
   ck delete -f "$id2"
   kdat_cleanup
 }
