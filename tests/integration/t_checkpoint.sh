@@ -355,10 +355,14 @@ tty_nr() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f5; }
 # (busybox sh: fd 10); criu must find that terminal as a pty of the dump
 # ("ctty inheritance detected" otherwise).  Checkpointed and restored twice
 # under one id, from the bundle directory, with runc's flags.
-test_checkpoint_terminal_shell() {
+test_checkpoint_terminal_shell() { _terminal_shell_cr "pass"; }
+# runc's "checkpoint and restore (cgroupns)": the same with a cgroup namespace
+test_checkpoint_terminal_shell_cgroupns() { _terminal_shell_cr "c['linux']['namespaces'].append({'type': 'cgroup'})"; }
+
+_terminal_shell_cr() { # BUNDLE_EDIT
   setup_ck
   make_bundle "$T/b" sh
-  bundle_edit "$T/b" "c['process']['terminal']=True"
+  bundle_edit "$T/b" "c['process']['terminal']=True; $1"
   local id pid i; id=$(new_id)
   # runc 1.1 has no ignore mode (its own suite ran this test without it)
   local cg=(--manage-cgroups-mode ignore)
