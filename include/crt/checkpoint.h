@@ -78,6 +78,10 @@ const char *crt_ckpt_config_file(const crt_spec *spec);
  * the request, criu's command line would let crt's options win.  When the
  * file names a log-file, *log (malloc'd, what errors quote) becomes it
  * (relative to work). */
+/* The data of a devpts mount like the container's /dev/pts (m, NULL:
+ * crt's defaults), for one made from the host's user namespace (restore's
+ * terminal); malloc'd, NULL when out of memory. */
+char *crt_ckpt_devpts_data(const crt_spec *spec, const crt_mount *m);
 struct crt_args;
 int crt_ckpt_apply_config(struct crt_args *a, const char *file, const char *work, char **log, crt_err **err);
 

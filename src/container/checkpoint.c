@@ -193,6 +193,37 @@ int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images
   return 0;
 }
 
+/* With a user namespace, uid=N and gid=N name the container's ids, mapped
+ * here to the host's (an id the mappings lack is left out: the container's
+ * own create would have failed on it). */
+char *crt_ckpt_devpts_data(const crt_spec *spec, const crt_mount *m) {
+  const char *data = m && m->opts.data ? m->opts.data : "newinstance,ptmxmode=0666,mode=0620";
+  bool userns = crt_spec_namespace(spec, CRT_NS_USER) != NULL;
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  if (!f) return NULL;
+  cleanup_free char *copy = strdup(data);
+  char *save = NULL;
+  for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+    bool uid = !strncmp(t, "uid=", 4), gid = !strncmp(t, "gid=", 4);
+    long id;
+    if (!userns || (!uid && !gid) || crt_parse_long(t + 4, 0, UINT32_MAX, &id) < 0) {
+      fprintf(f, "%s%s", ftell(f) ? "," : "", t);
+      continue;
+    }
+    const crt_idmapv *map = uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings;
+    for (size_t i = 0; i < map->len; i++)
+      if ((uint32_t)id >= map->v[i].container_id && (uint32_t)id - map->v[i].container_id < map->v[i].size)
+        fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)(map->v[i].host_id + ((uint32_t)id - map->v[i].container_id)));
+  }
+  if (fclose(f) != 0 || !copy) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
 /* ---- the container's CRIU config file (org.criu.config) ---- */
 
 #define CRIU_DEFAULT_CONFIG "/etc/criu/runc.conf"

@@ -300,39 +300,6 @@ static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
   return 0;
 }
 
-/* The devpts options of the container's /dev/pts ("newinstance,gid=5,...")
- * for a mount made from the host's user namespace: with a user namespace,
- * uid=N and gid=N name the container's ids, mapped here to the host's
- * (an id the mappings lack is left out, as the container could not have
- * had it: its create would have failed). */
-static char *devpts_data(const crt_spec *spec, const crt_mount *m) {
-  const char *data = m && m->opts.data ? m->opts.data : "newinstance,ptmxmode=0666,mode=0620";
-  bool userns = crt_spec_namespace(spec, CRT_NS_USER) != NULL;
-  char *out = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&out, &len);
-  if (!f) return NULL;
-  cleanup_free char *copy = strdup(data);
-  char *save = NULL;
-  for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-    bool uid = !strncmp(t, "uid=", 4), gid = !strncmp(t, "gid=", 4);
-    long id;
-    if (!userns || (!uid && !gid) || crt_parse_long(t + 4, 0, UINT32_MAX, &id) < 0) {
-      fprintf(f, "%s%s", ftell(f) ? "," : "", t);
-      continue;
-    }
-    const crt_idmapv *map = uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings;
-    for (size_t i = 0; i < map->len; i++)
-      if ((uint32_t)id >= map->v[i].container_id && (uint32_t)id - map->v[i].container_id < map->v[i].size)
-        fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)(map->v[i].host_id + ((uint32_t)id - map->v[i].container_id)));
-  }
-  if (fclose(f) != 0 || !copy) {
-    free(out);
-    return NULL;
-  }
-  return out;
-}
-
 /* A devpts instance of its own for the restored terminal, attached
  * nowhere (fsmount), with the container's /dev/pts options. */
 static int devpts_instance(const char *data, unsigned long flags, crt_err **err) {
@@ -367,7 +334,7 @@ static int devpts_instance(const char *data, unsigned long flags, crt_err **err)
 static int open_console(rctx *c, crt_err **err) {
   if (!c->d.tty) return 0;
   const crt_mount *m = devpts_mount(c->spec);
-  cleanup_free char *data = devpts_data(c->spec, m);
+  cleanup_free char *data = crt_ckpt_devpts_data(c->spec, m);
   if (!data) return crt_error(err, ENOMEM, "devpts options");
   if ((c->pts = devpts_instance(data, m ? m->opts.flags : MS_NOSUID | MS_NOEXEC, err)) < 0) return -1;
   cleanup_close int master = openat(c->pts, "ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);

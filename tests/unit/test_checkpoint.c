@@ -84,6 +84,32 @@ static void test_desc_refused(void **state) {
   free(d);
 }
 
+/* restore's devpts for the terminal: the config's options; with a user
+ * namespace, uid= and gid= through the mappings (host ids). */
+static void test_devpts_data(void **state) {
+  crt_mount m = {.destination = "/dev/pts", .type = "devpts"};
+  m.opts.data = "newinstance,ptmxmode=0666,mode=0620,gid=5,uid=7";
+  crt_linux lx = {0};
+  crt_spec spec = {.linux_ = &lx};
+  char *d = crt_ckpt_devpts_data(&spec, &m);
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620,gid=5,uid=7");
+  free(d);
+  d = crt_ckpt_devpts_data(&spec, NULL);
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620");
+  free(d);
+  crt_namespace ns = {.type = CRT_NS_USER};
+  crt_idmap gids[] = {{.container_id = 0, .host_id = 100000, .size = 3}, {.container_id = 3, .host_id = 200000, .size = 10}};
+  crt_idmap uids[] = {{.container_id = 0, .host_id = 300000, .size = 5}};
+  lx.namespaces = &ns;
+  lx.n_namespaces = 1;
+  lx.gid_mappings = (crt_idmapv){gids, 2};
+  lx.uid_mappings = (crt_idmapv){uids, 1};
+  d = crt_ckpt_devpts_data(&spec, &m);
+  /* gid 5: the second range; uid 7 is not mapped and left out */
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620,gid=200002");
+  free(d);
+}
+
 static void test_args(void **state) {
   crt_args a = {0};
   crt_args_add(&a, "criu");
@@ -130,7 +156,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_desc_round_trip),
       cmocka_unit_test(test_desc_refused),
-      cmocka_unit_test(test_args),
+      cmocka_unit_test(test_devpts_data), cmocka_unit_test(test_args),
       cmocka_unit_test(test_check_reports_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
