@@ -38,9 +38,11 @@ int crt_container_checkpoint(const crt_checkpoint_opts *o, crt_err **err);
 /* ---- the image directory's description, written by checkpoint ---- */
 
 /* A mount criu must treat as external: its key is the mount point in the
- * container; kind "bind" (restored from the bundle's source) or "cgroup"
+ * container; kind "bind" (restored from the bundle's source), "cgroup"
  * (restored from the new container's cgroup; arg: the hierarchy's name
- * under /sys/fs/cgroup, "" on v2). */
+ * under /sys/fs/cgroup, "" on v2), "console" (/dev/console: the new
+ * terminal's slave) or "devpts" (/dev/pts, the terminal's devpts: a new
+ * instance, the one the new terminal comes from). */
 typedef struct {
   char *kind, *key, *arg;
 } crt_ckpt_mount;
@@ -76,6 +78,10 @@ const char *crt_ckpt_config_file(const crt_spec *spec);
  * the request, criu's command line would let crt's options win.  When the
  * file names a log-file, *log (malloc'd, what errors quote) becomes it
  * (relative to work). */
+/* The data of a devpts mount like the container's /dev/pts (m, NULL:
+ * crt's defaults), for one made from the host's user namespace (restore's
+ * terminal); malloc'd, NULL when out of memory. */
+char *crt_ckpt_devpts_data(const crt_spec *spec, const crt_mount *m);
 struct crt_args;
 int crt_ckpt_apply_config(struct crt_args *a, const char *file, const char *work, char **log, crt_err **err);
 

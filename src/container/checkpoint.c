@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "crt/cgroup.h"
 #include "crt/state.h"
@@ -65,6 +67,7 @@ static bool mount_record_ok(const char *kind, const char *key, const char *arg) 
   if (key[0] != '/') return false;
   if (!strcmp(kind, "bind")) return true;
   if (!strcmp(kind, "console")) return !strcmp(key, "/dev/console");
+  if (!strcmp(kind, "devpts")) return !strcmp(key, "/dev/pts");
   if (strcmp(kind, "cgroup")) return false;
   return !strchr(arg, '/') && strcmp(arg, ".") && strcmp(arg, "..");
 }
@@ -190,6 +193,37 @@ int crt_ckpt_common_args(crt_args *a, const crt_criu_opts *c, const char *images
   return 0;
 }
 
+/* With a user namespace, uid=N and gid=N name the container's ids, mapped
+ * here to the host's (an id the mappings lack is left out: the container's
+ * own create would have failed on it). */
+char *crt_ckpt_devpts_data(const crt_spec *spec, const crt_mount *m) {
+  const char *data = m && m->opts.data ? m->opts.data : "newinstance,ptmxmode=0666,mode=0620";
+  bool userns = crt_spec_namespace(spec, CRT_NS_USER) != NULL;
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  if (!f) return NULL;
+  cleanup_free char *copy = strdup(data);
+  char *save = NULL;
+  for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+    bool uid = !strncmp(t, "uid=", 4), gid = !strncmp(t, "gid=", 4);
+    long id;
+    if (!userns || (!uid && !gid) || crt_parse_long(t + 4, 0, UINT32_MAX, &id) < 0) {
+      fprintf(f, "%s%s", ftell(f) ? "," : "", t);
+      continue;
+    }
+    const crt_idmapv *map = uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings;
+    for (size_t i = 0; i < map->len; i++)
+      if ((uint32_t)id >= map->v[i].container_id && (uint32_t)id - map->v[i].container_id < map->v[i].size)
+        fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)(map->v[i].host_id + ((uint32_t)id - map->v[i].container_id)));
+  }
+  if (fclose(f) != 0 || !copy) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
 /* ---- the container's CRIU config file (org.criu.config) ---- */
 
 #define CRIU_DEFAULT_CONFIG "/etc/criu/runc.conf"
@@ -301,9 +335,10 @@ static int cgroup_mounts(pid_t pid, crt_ckpt_desc *d, crt_err **err) {
 }
 
 /* stdio and, for a container with process.terminal, its terminal: what
- * restore reconnects.  Another tty as stdio (the caller's, with run -d from
- * a shell) is criu's --shell-job case, as with runc. */
-static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **err) {
+ * restore reconnects (*tty_dev: the devpts the slave is on).  Another tty
+ * as stdio (the caller's, with run -d from a shell) is criu's --shell-job
+ * case, as with runc. */
+static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, dev_t *tty_dev, crt_err **err) {
   for (int i = 0; i < 3; i++) {
     char p[64], link[PATH_MAX];
     snprintf(p, sizeof p, "/proc/%d/fd/%d", pid, i);
@@ -313,18 +348,37 @@ static int describe_stdio(pid_t pid, bool terminal, crt_ckpt_desc *d, crt_err **
     if (!field_ok(link)) continue;
     if (!(d->stdio[i] = strdup(link))) return crt_error(err, ENOMEM, "checkpoint description");
     /* a pty slave (majors 136-143) on the container's devpts, whose
-     * master is the console socket's receiver's: criu's external tty */
+     * master is the console socket's receiver's: restore's external tty */
     struct stat st;
-    if (terminal && !d->tty && stat(p, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143 &&
-        asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0)
+    if (!terminal || d->tty || stat(p, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) < 136 || major(st.st_rdev) > 143)
+      continue;
+    if (asprintf(&d->tty, "tty[%llx:%llx]", (unsigned long long)st.st_rdev, (unsigned long long)st.st_dev) < 0) {
+      d->tty = NULL;
       return crt_error(err, ENOMEM, "checkpoint description");
+    }
+    *tty_dev = st.st_dev;
   }
   return 0;
 }
 
+/* Whether the container's /dev/pts is the devpts instance dev (the one its
+ * terminal is on): a directory there (dev and dev/pts no symlinks, so the
+ * path stays in the container's root) on that filesystem is its root. */
+static bool devpts_is(pid_t pid, dev_t dev) {
+  char p[64];
+  struct stat st;
+  struct statfs sf;
+  snprintf(p, sizeof p, "/proc/%d/root/dev", pid);
+  if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) return false;
+  snprintf(p, sizeof p, "/proc/%d/root/dev/pts", pid);
+  if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != dev) return false;
+  return statfs(p, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+}
+
 static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, crt_err **err) {
   if (!(d->id = strdup(s->id))) return crt_error(err, ENOMEM, "checkpoint description");
-  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, err) < 0) return -1;
+  dev_t tty_dev = 0;
+  if (describe_stdio(s->pid, spec->process && spec->process->terminal, d, &tty_dev, err) < 0) return -1;
   for (size_t i = 0; i < spec->n_mounts; i++) {
     const crt_mount *m = &spec->mounts[i];
     if (!crt_mount_is_bind(m)) continue;
@@ -335,6 +389,9 @@ static int describe(const crt_state *s, const crt_spec *spec, crt_ckpt_desc *d, 
   if (cgroup_mounts(s->pid, d, err) < 0) return -1;
   /* the terminal's slave bound over /dev/console: restore binds the new one */
   if (d->tty && add_mount(d, "console", "/dev/console", "", err) < 0) return -1;
+  /* the devpts the terminal is on: restore brings a new instance there and
+   * takes the restored terminal from it (the container's own, as at create) */
+  if (d->tty && devpts_is(s->pid, tty_dev) && add_mount(d, "devpts", "/dev/pts", "", err) < 0) return -1;
   const crt_namespace *net = crt_spec_namespace(spec, CRT_NS_NETWORK);
   d->ext_netns = net && net->path && *net->path;
   const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID);
@@ -375,7 +432,14 @@ static int dump_args(crt_args *a, const crt_state *s, const crt_ckpt_desc *d, co
   cleanup_free char *fz = crt_cgroup_freezer_dir(s->cg);
   if (fz && access(fz, F_OK) == 0) crt_args_addf(a, "--freeze-cgroup=%s", fz);
   for (size_t i = 0; i < d->n_mounts; i++) crt_args_addf(a, "--external=mnt[%s]:%s", d->mounts[i].key, d->mounts[i].key);
-  if (d->tty) crt_args_addf(a, "--external=%s", d->tty);
+  /* The terminal's slave is dumped as a pty, not as an external tty: a
+   * process holding /dev/tty (an interactive shell does) needs its
+   * controlling terminal to be a pty of the dump, or criu refuses ("ctty
+   * inheritance detected ..., no PTY peer").  Its master is outside (the
+   * console socket's receiver); runc allows that with the RPC option
+   * orphan_pts_master, whose only command-line form is --shell-job.
+   * Restore gives criu the new slave as the external tty of that key. */
+  if (d->tty && !c->shell_job) crt_args_add(a, "--shell-job");
   if (d->ext_netns) {
     char p[64];
     struct stat st;

@@ -29,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,8 +58,9 @@ typedef struct {
   char *images, *work, *bundle, *rootfs;
   char dir[PATH_MAX];   /* the state directory, "" until made by us */
   char croot[PATH_MAX]; /* <dir>/criu-root */
-  char slave_name[64];  /* the new terminal's slave, for /dev/console */
-  int lock, netns, slave;
+  char cpts[PATH_MAX];  /* <dir>/criu-pts: the new terminal's devpts, for criu */
+  int lock, netns;
+  int pts, slave, pty; /* a terminal image: the new devpts (detached), the slave, its index */
   bool cgroup_made;
 } rctx;
 
@@ -101,6 +104,21 @@ static const crt_mount *bind_at(const crt_spec *spec, const char *rootfs, const 
   return NULL;
 }
 
+/* The bundle's devpts mount at /dev/pts, NULL without one. */
+static const crt_mount *devpts_mount(const crt_spec *spec) {
+  for (size_t i = 0; i < spec->n_mounts; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    if (m->type && !strcmp(m->type, "devpts") && !strcmp(m->destination, "/dev/pts")) return m;
+  }
+  return NULL;
+}
+
+static bool has_mount_record(const crt_ckpt_desc *d, const char *kind) {
+  for (size_t i = 0; i < d->n_mounts; i++)
+    if (!strcmp(d->mounts[i].kind, kind)) return true;
+  return false;
+}
+
 /* The image against the bundle: every external the image needs is there. */
 static int match_bundle(rctx *c, crt_err **err) {
   for (size_t i = 0; i < c->d.n_mounts; i++) {
@@ -109,6 +127,10 @@ static int match_bundle(rctx *c, crt_err **err) {
       return crt_error_kind(err, CRT_ERR_INVALID, 0,
                             "the image (of container %s) has a bind mount at %s that the bundle %s does not have",
                             c->d.id, m->key, c->bundle);
+    if (!strcmp(m->kind, "devpts") && !devpts_mount(c->spec))
+      return crt_error_kind(err, CRT_ERR_INVALID, 0,
+                            "the image (of container %s) has a devpts at /dev/pts that the bundle %s does not mount",
+                            c->d.id, c->bundle);
   }
   const crt_namespace *net = crt_spec_namespace(c->spec, CRT_NS_NETWORK);
   bool net_path = net && net->path && *net->path;
@@ -157,25 +179,9 @@ static int make_state(rctx *c, crt_err **err) {
   if (crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save(o->root, s, err) < 0) return -1;
   if (crt_pathf(c->croot, sizeof c->croot, err, "%s/criu-root", c->dir) < 0) return -1;
   if (mkdir(c->croot, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->croot);
-  return 0;
-}
-
-/* A new terminal for an image whose stdio was one: the master goes to the
- * console socket (as runc sends criu's orphan pts master), the slave to
- * criu as the image's external tty. */
-static int open_console(rctx *c, crt_err **err) {
-  if (!c->d.tty || !c->o->console_socket) return 0;
-  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, err);
-  if (sock < 0) return -1;
-  cleanup_close int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  char *name = c->slave_name;
-  if (master < 0) return crt_error(err, errno, "open /dev/ptmx");
-  if (grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, name, sizeof c->slave_name) != 0)
-    return crt_error(err, errno, "unlock pty");
-  /* not O_CLOEXEC: criu inherits it */
-  if ((c->slave = open(name, O_RDWR | O_NOCTTY)) < 0) return crt_error(err, errno, "open %s", name);
-  struct iovec iov = {.iov_base = (void *)"/dev/ptmx", .iov_len = 9};
-  if (crt_send_with_fd(sock, &iov, 1, master) != 9) return crt_error(err, errno, "send pty master over console socket");
+  if (!c->d.tty) return 0;
+  if (crt_pathf(c->cpts, sizeof c->cpts, err, "%s/criu-pts", c->dir) < 0) return -1;
+  if (mkdir(c->cpts, 0700) < 0) return crt_error(err, errno, "mkdir %s", c->cpts);
   return 0;
 }
 
@@ -231,10 +237,7 @@ static int mount_args(crt_args *a, const rctx *c, crt_err **err) {
       crt_args_addf(a, "--external=mnt[%s]:%s", m->key, bm->source);
       continue;
     }
-    if (!strcmp(m->kind, "console")) {
-      if (c->slave >= 0) crt_args_addf(a, "--external=mnt[%s]:%s", m->key, c->slave_name);
-      continue;
-    }
+    if (!strcmp(m->kind, "console") || !strcmp(m->kind, "devpts")) continue; /* console_pty's */
     const char *cg = c->s->cgroup_path;
     if (!cg || !*cg)
       return crt_error_kind(err, CRT_ERR_INVALID, 0, "the image has a cgroup mount at %s, but the container has no cgroup",
@@ -268,7 +271,6 @@ static int restore_args(crt_args *a, const rctx *c, const char *log, crt_err **e
   if (mount_args(a, c, err) < 0) return -1;
   for (int i = 0; i < 3; i++)
     if (c->d.stdio[i] && !strncmp(c->d.stdio[i], "pipe:", 5)) crt_args_addf(a, "--inherit-fd=fd[%d]:%s", i, c->d.stdio[i]);
-  if (c->slave >= 0) crt_args_addf(a, "--inherit-fd=fd[%d]:%s", c->slave, c->d.tty);
   if (c->netns >= 0) crt_args_addf(a, "--inherit-fd=fd[%d]:extRootNetNS", c->netns);
   if (o->lsm_profile) crt_args_addf(a, "--lsm-profile=%s", o->lsm_profile);
   if (o->lsm_mount_context) crt_args_addf(a, "--lsm-mount-context=%s", o->lsm_mount_context);
@@ -298,6 +300,101 @@ static int cgroup_root_args(crt_args *a, char *msg, size_t len) {
   return 0;
 }
 
+/* A devpts instance of its own for the restored terminal, attached
+ * nowhere (fsmount), with the container's /dev/pts options. */
+static int devpts_instance(const char *data, unsigned long flags, crt_err **err) {
+  cleanup_close int fs = fsopen("devpts", FSOPEN_CLOEXEC);
+  if (fs < 0) return crt_error(err, errno, "fsopen(\"devpts\")");
+  cleanup_free char *copy = strdup(data);
+  if (!copy) return crt_error(err, ENOMEM, "devpts options");
+  char *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *v = strchr(t, '=');
+    if (v) *v++ = 0;
+    if (fsconfig(fs, v ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, t, v, 0) < 0)
+      return crt_error(err, errno, "devpts option %s%s%s", t, v ? "=" : "", v ? v : "");
+  }
+  if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) return crt_error(err, errno, "create a devpts instance");
+  unsigned attr = (flags & MS_RDONLY ? MOUNT_ATTR_RDONLY : 0) | (flags & MS_NOSUID ? MOUNT_ATTR_NOSUID : 0) |
+                  (flags & MS_NODEV ? MOUNT_ATTR_NODEV : 0) | (flags & MS_NOEXEC ? MOUNT_ATTR_NOEXEC : 0);
+  int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attr);
+  if (mnt < 0) return crt_error(err, errno, "fsmount devpts");
+  return mnt;
+}
+
+/* The restored terminal comes from a devpts instance of its own: its
+ * master goes to the console socket; criu gets a clone of the instance for
+ * the container's /dev/pts (an external mount of the image), the slave on
+ * /dev/console and as the image's external tty, the processes' stdio;
+ * once criu is done the instance itself replaces that clone
+ * (attach_devpts).  So the restored console is a node of the container's
+ * devpts, as at create, never of the host's.  (runc gets that pty from
+ * criu's orphan-pts-master RPC notification, which the command line
+ * lacks.) */
+static int open_console(rctx *c, crt_err **err) {
+  if (!c->d.tty) return 0;
+  const crt_mount *m = devpts_mount(c->spec);
+  cleanup_free char *data = crt_ckpt_devpts_data(c->spec, m);
+  if (!data) return crt_error(err, ENOMEM, "devpts options");
+  if ((c->pts = devpts_instance(data, m ? m->opts.flags : MS_NOSUID | MS_NOEXEC, err)) < 0) return -1;
+  cleanup_close int master = openat(c->pts, "ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0 || unlockpt(master) < 0 || ioctl(master, TIOCGPTN, &c->pty) < 0)
+    return crt_error(err, errno, "open a pty in a new devpts (%s)", data);
+  /* not O_CLOEXEC: criu inherits it; by name before Linux 4.13 (our own
+   * instance: nothing of the container's is there) */
+  c->slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+  if (c->slave < 0 && (errno == EINVAL || errno == ENOTTY)) {
+    char name[16];
+    snprintf(name, sizeof name, "%d", c->pty);
+    c->slave = openat(c->pts, name, O_RDWR | O_NOCTTY);
+  }
+  if (c->slave < 0) return crt_error(err, errno, "open the slave of pty %d", c->pty);
+  cleanup_close int sock = crt_console_socket_connect(c->o->console_socket, err);
+  if (sock < 0) return -1;
+  struct iovec iov = {.iov_base = (void *)"/dev/ptmx", .iov_len = 9};
+  if (crt_send_with_fd(sock, &iov, 1, master) != 9) return crt_error(err, errno, "send pty master over console socket");
+  return 0;
+}
+
+/* In criu's child: a clone of the new devpts on <state>/criu-pts, the
+ * path criu takes it from, and the terminal's arguments. */
+static int console_args(const rctx *c, crt_args *args, char *msg, size_t len) {
+  cleanup_close int tree = (int)syscall(SYS_open_tree, c->pts, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (tree < 0 || move_mount(tree, "", AT_FDCWD, c->cpts, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return snprintf(msg, len, "mount the new devpts on %s: %s", c->cpts, strerror(errno)), -1;
+  crt_args_addf(args, "--inherit-fd=fd[%d]:%s", c->slave, c->d.tty);
+  if (has_mount_record(&c->d, "console")) crt_args_addf(args, "--external=mnt[/dev/console]:%s/%d", c->cpts, c->pty);
+  if (has_mount_record(&c->d, "devpts")) crt_args_addf(args, "--external=mnt[/dev/pts]:%s", c->cpts);
+  return 0;
+}
+
+/* In a child entering the restored container's mount namespace (setns
+ * makes its root the container's): the devpts criu mounted on /dev/pts
+ * (our instance, a clone) gives way to the instance the terminal was
+ * opened on, so the processes' terminal fds read /dev/pts/N, as runc's. */
+static int attach_devpts_child(const rctx *c) {
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", c->s->pid);
+  cleanup_close int fd = open(ns, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || setns(fd, CLONE_NEWNS) < 0) return -1;
+  struct stat here, ours;
+  cleanup_close int t = open("/dev/pts", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (t < 0 || fstat(t, &here) < 0 || fstat(c->slave, &ours) < 0 || here.st_dev != ours.st_dev) return -1;
+  if (umount2("/dev/pts", MNT_DETACH | UMOUNT_NOFOLLOW) < 0) return -1;
+  return move_mount(c->pts, "", AT_FDCWD, "/dev/pts", MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+/* A failure leaves criu's clone there: the same devpts, only the fd links
+ * read /N; a warning, not a failed restore. */
+static void attach_devpts(const rctx *c) {
+  if (c->pts < 0 || !has_mount_record(&c->d, "devpts")) return;
+  pid_t p = fork();
+  if (p == 0) _exit(attach_devpts_child(c) < 0 ? 1 : 0);
+  int st = 0;
+  if (p < 0 || waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    crt_warn("restore %s: the new devpts could not replace criu's mount of it on /dev/pts", c->o->id);
+}
+
 /* In criu's child: a mount namespace of its own, where the rootfs is bound
  * on criu-root; whatever criu leaves mounted dies with that namespace. */
 static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
@@ -315,7 +412,7 @@ static int child_setup(void *arg, crt_args *args, char *msg, size_t len) {
     snprintf(msg, len, "bind rootfs %s on %s: %s", c->rootfs, c->croot, crt_strerror(errno));
     return -1;
   }
-  return 0;
+  return c->pts >= 0 ? console_args(c, args, msg, len) : 0;
 }
 
 /* In the parent, before criu runs: the container's cgroup, made with its
@@ -404,11 +501,12 @@ static int restore(rctx *c, crt_err **err) {
   if (crt_ckpt_criu_usable(&c->o->c, false, err) < 0) return -1;
   if (make_state(c, err) < 0 || open_console(c, err) < 0 || open_netns(c, err) < 0) return -1;
   if (run_criu(c, err) < 0) return -1;
+  attach_devpts(c);
   return finish(c, err);
 }
 
 int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) {
-  rctx c = {.o = o, .lock = -1, .netns = -1, .slave = -1};
+  rctx c = {.o = o, .lock = -1, .netns = -1, .pts = -1, .slave = -1};
   int rc = restore(&c, err);
   if (rc < 0) {
     crt_error_wrap(err, "restore %s", o->id);
@@ -416,12 +514,14 @@ int crt_container_restore(const crt_restore_opts *o, pid_t *pid, crt_err **err) 
   } else {
     *pid = c.s->pid;
     rmdir(c.croot);
+    if (c.cpts[0]) rmdir(c.cpts);
     char script[PATH_MAX + 32];
     snprintf(script, sizeof script, "%s/criu-notify.sh", c.dir);
     unlink(script);
   }
   if (c.lock >= 0) close(c.lock);
   if (c.netns >= 0) close(c.netns);
+  if (c.pts >= 0) close(c.pts);
   if (c.slave >= 0) close(c.slave);
   crt_ckpt_desc_free(&c.d);
   crt_state_free(c.s);

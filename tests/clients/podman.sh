@@ -168,8 +168,9 @@ if "$criu" check >/dev/null 2>&1; then
   sleep 1
   ok_has " $(pm logs "$c" 2>&1 | tr '\n' ' ')" " $n $((n + 1)) " "restore: goes on counting after $n"
   out=$(pm rm -f -t 0 "$c" 2>&1) || bad "rm -f after restore: $out"
-  # with a terminal (podman run -dt): crt dumps the pty slave as external
-  # and restore hands conmon a new master over --console-socket
+  # with a terminal (podman run -dt): crt dumps the pty slave (its master is
+  # conmon's) and restore hands conmon the master of a new pty of the
+  # container's own devpts over --console-socket
   c=$P-ckt
   out=$(pm run -dt --name "$c" "$IMG" sh -c 'i=0; while :; do i=$((i+1)); echo $i; sleep 0.2; done' 2>&1) || die "run -dt: $out"
   sleep 1

@@ -12,8 +12,10 @@ criu_bin() {
   echo "$REPO/../shared/criu/criu"
 }
 
-# ck ARGS...: the runtime with the chosen CRIU.
-ck() { "$CRT_BIN" --root "$CRT_ROOT" --criu "$CK_CRIU" "$@"; }
+# ck ARGS...: the runtime with the chosen CRIU.  runc 1.2+ ignores --criu
+# and runs `criu` from PATH: a directory holding only a link named criu to
+# the chosen one comes first.
+ck() { PATH="$CK_PATH:$PATH" "$CRT_BIN" --root "$CRT_ROOT" --criu "$CK_CRIU" "$@"; }
 
 # counting_bundle DIR: prints 1, 2, 3... on stdout, five a second.
 counting_bundle() {
@@ -44,6 +46,8 @@ counts() { wait_eval "[ \$(wc -l <'$1') -ge 2 ]" || fail "$1: no counting: $(cat
 setup_ck() {
   CK_CRIU=$(criu_bin)
   "$CK_CRIU" check >/dev/null 2>&1 || fail "criu $CK_CRIU fails 'criu check'"
+  CK_PATH=$T/criu-path
+  mkdir -p "$CK_PATH" && ln -sf "$(readlink -f "$CK_CRIU")" "$CK_PATH/criu"
 }
 
 # criu 4.2 leaves an empty /run/criu.kdat.tmp behind
@@ -307,11 +311,12 @@ test_restore_runs_hooks() {
   kdat_cleanup
 }
 
-# ck_recv_tty NAME: a console-socket receiver (tests/lib/recvtty.c) on
-# $T/NAME.sock writing what the terminal shows to $T/NAME.out.
+# ck_recv_tty NAME [MODE]: a console-socket receiver (tests/lib/recvtty.c)
+# on $T/NAME.sock writing what the terminal shows to $T/NAME.out; MODE null
+# never writes to the terminal (single, the default, sends ^D at once).
 ck_recv_tty() {
   [ -x "$T/recvtty" ] || cc -O2 -Wall -o "$T/recvtty" "$REPO/tests/lib/recvtty.c" || fail "cannot build recvtty"
-  timeout 30 "$T/recvtty" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+  timeout 60 "$T/recvtty" --mode "${2:-single}" --pid-file "$T/$1.pid" "$T/$1.sock" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
   wait_for test -s "$T/$1.pid" || fail "recvtty $1 did not start: $(cat "$T/$1.err")"
 }
 
@@ -336,6 +341,110 @@ test_checkpoint_terminal_console_socket() {
     fail "restore: $(cat "$T/r.err"; tail -3 "$T/img/restore.log")"
   wait_eval "[ \$(tr -d '\r' <'$T/t2.out' | wc -l) -ge 2 ]" || fail "no counting on the new terminal: $(cat "$T/t2.out")"
   assert_eq $((n + 1)) "$(tr -d '\r' <"$T/t2.out" | head -n1)" "first count on the new terminal"
+  ck delete -f "$id2"
+  kdat_cleanup
+}
+
+# tty_nr PID: the controlling terminal's device number (/proc/PID/stat
+# field 7; 0: none).
+tty_nr() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f5; }
+
+# runc's checkpoint.bats "checkpoint and restore" (issue 57, bug 9): an
+# interactive shell on the container's terminal, as runc's suite runs it.
+# The shell makes the pty its controlling terminal and holds /dev/tty
+# (busybox sh: fd 10); criu must find that terminal as a pty of the dump
+# ("ctty inheritance detected" otherwise).  Checkpointed and restored twice
+# under one id, from the bundle directory, with runc's flags.
+test_checkpoint_terminal_shell() { _terminal_shell_cr "pass"; }
+# runc's "checkpoint and restore (cgroupns)": the same with a cgroup namespace
+test_checkpoint_terminal_shell_cgroupns() { _terminal_shell_cr "c['linux']['namespaces'].append({'type': 'cgroup'})"; }
+
+_terminal_shell_cr() { # BUNDLE_EDIT
+  setup_ck
+  make_bundle "$T/b" sh
+  bundle_edit "$T/b" "c['process']['terminal']=True; $1"
+  local id pid i; id=$(new_id)
+  # runc 1.1 has no ignore mode (its own suite ran this test without it)
+  local cg=(--manage-cgroups-mode ignore)
+  runc_before_1_2 && cg=()
+  ck_recv_tty t0 null
+  ck run -d -b "$T/b" --console-socket "$T/t0.sock" "$id" </dev/null >/dev/null 2>"$T/run.err" || fail "run: $(cat "$T/run.err")"
+  pid=$(state_field "$id" pid)
+  wait_eval "[ \"\$(readlink /proc/$pid/fd/10)\" = /dev/tty ]" || fail "the shell holds no /dev/tty: $(ls -l /proc/$pid/fd)"
+  for i in 1 2; do
+    (cd "$T/b" && ck checkpoint --work-path ./work-dir "${cg[@]}" "$id") 2>"$T/ck.err" ||
+      fail "checkpoint $i: $(cat "$T/ck.err"; grep -B5 Error "$T/b/work-dir/dump.log" | tail -8)"
+    run_rc ck state "$id"
+    [ $rc != 0 ] || fail "checkpoint $i: the container still exists: $out"
+    ck_recv_tty "t$i" null
+    (cd "$T/b" && ck restore -d --work-path ./work-dir "${cg[@]}" --console-socket "$T/t$i.sock" "$id") \
+      </dev/null >/dev/null 2>"$T/r.err" || fail "restore $i: $(cat "$T/r.err"; grep -B5 Error "$T/b/work-dir/restore.log" | tail -8)"
+    assert_eq running "$(state_field "$id" status)" "status after restore $i"
+    pid=$(state_field "$id" pid)
+    assert_eq /dev/tty "$(readlink "/proc/$pid/fd/10")" "the shell's fd 10 after restore $i"
+    assert_ne 0 "$(tty_nr "$pid")" "the shell's controlling terminal after restore $i"
+    assert_eq "$(stat -L -c %t:%T "/proc/$pid/fd/0")" "$(stat -L -c %t:%T "/proc/$pid/fd/1")" "stdin and stdout: one terminal"
+    assert_contains "$(readlink "/proc/$pid/fd/0")" "/dev/pts/" "the shell's stdin after restore $i"
+  done
+  ck delete -f "$id"
+  kdat_cleanup
+}
+
+# Issue 54, item 3: a restored terminal is a pty of the container's own
+# devpts, as at create, never of the host's: /dev/console and the
+# process's stdio are nodes of the devpts instance on the container's
+# /dev/pts, and the container's root, chmod'ing its /dev/console, changes
+# no node of the host's /dev/pts.
+test_restore_console_on_container_devpts() {
+  setup_ck
+  counting_bundle "$T/b"
+  bundle_edit "$T/b" "c['process']['terminal']=True"
+  local id id2 pid; id=$(new_id); id2=$(new_id)
+  ck_recv_tty t1
+  ck run -d -b "$T/b" --console-socket "$T/t1.sock" "$id" </dev/null >/dev/null 2>"$T/run.err" || fail "run: $(cat "$T/run.err")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t1.out' | wc -l) -ge 2 ]" || fail "no counting on the terminal"
+  ck checkpoint --image-path "$T/img" "$id" || fail "checkpoint: $(tail -3 "$T/img/dump.log")"
+  if is_crt; then # the image's /dev/pts is external: the bundle must mount a devpts there
+    grep -q "^mount	devpts	/dev/pts	" "$T/img/crt-checkpoint.txt" || fail "no devpts record: $(cat "$T/img/crt-checkpoint.txt")"
+    cp "$T/b/config.json" "$T/config.keep"
+    bundle_edit "$T/b" "c['mounts']=[m for m in c['mounts'] if m['destination']!='/dev/pts']"
+    run_rc ck restore -d -b "$T/b" --image-path "$T/img" --console-socket "$T/none.sock" "$id2" </dev/null
+    [ $rc != 0 ] || fail "restore into a bundle without /dev/pts succeeded"
+    assert_contains "$out" "has a devpts at /dev/pts that the bundle"
+    restore_left_nothing "$id2"
+    cp "$T/config.keep" "$T/b/config.json"
+  fi
+  ck_recv_tty t2
+  ck restore -d -b "$T/b" --image-path "$T/img" --console-socket "$T/t2.sock" "$id2" </dev/null >/dev/null 2>"$T/r.err" ||
+    fail "restore: $(cat "$T/r.err"; tail -3 "$T/img/restore.log")"
+  wait_eval "[ \$(tr -d '\r' <'$T/t2.out' | wc -l) -ge 2 ]" || fail "no counting on the new terminal: $(cat "$T/t2.out")"
+  pid=$(state_field "$id2" pid)
+  # the container's root chmods its console: no host pty node changes
+  local rdev before after mode
+  rdev=$(stat -L -c %t:%T "/proc/$pid/root/dev/console")
+  before=$(for f in /dev/pts/[0-9]*; do [ "$(stat -c %t:%T "$f")" = "$rdev" ] && stat -c '%i %a' "$f"; done)
+  mode=$(ck exec "$id2" stat -c %a /dev/console)
+  [ "$mode" = 604 ] && fail "the console's mode is already 604"
+  ck exec "$id2" chmod 604 /dev/console || fail "the container's root cannot chmod its console"
+  assert_eq 604 "$(ck exec "$id2" stat -c %a /dev/console)" "the console's mode after chmod, inside"
+  after=$(for f in /dev/pts/[0-9]*; do [ "$(stat -c %t:%T "$f")" = "$rdev" ] && stat -c '%i %a' "$f"; done)
+  local line ino
+  while read -r ino mode; do
+    [ -n "$ino" ] || continue
+    line=$(grep "^$ino " <<<"$after") || continue # that pty is gone meanwhile
+    assert_eq "$ino $mode" "$line" "a host /dev/pts node (inode $ino) after the container's chmod"
+  done <<<"$before"
+  local host pts console
+  host=$(stat -c %d /dev/pts/ptmx)
+  pts=$(ck exec "$id2" stat -c %d /dev/pts/ptmx) || fail "exec stat /dev/pts/ptmx"
+  console=$(ck exec "$id2" stat -c %d /dev/console) || fail "exec stat /dev/console"
+  assert_ne "$host" "$pts" "the container's devpts (st_dev of its /dev/pts/ptmx) is the host's"
+  assert_eq "$pts" "$console" "/dev/console's devpts (st_dev) inside the restored container"
+  assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/0")" "the restored process's stdin: devpts"
+  assert_eq "$pts" "$(stat -L -c %d "/proc/$pid/fd/1")" "the restored process's stdout: devpts"
+  # the terminal is named as on the container's /dev/pts, one devpts mount there
+  assert_contains "$(ck exec "$id2" readlink /proc/1/fd/0)" "/dev/pts/" "the restored process's stdin, seen inside"
+  assert_eq 1 "$(awk '$5 == "/dev/pts"' "/proc/$pid/mountinfo" | wc -l)" "mounts on the container's /dev/pts"
   ck delete -f "$id2"
   kdat_cleanup
 }

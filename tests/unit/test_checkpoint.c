@@ -31,9 +31,12 @@ static void write_desc(const char *dir, const char *text) {
 
 static void test_desc_round_trip(void **state) {
   char *d = tmpdir();
-  crt_ckpt_mount m[] = {{"bind", "/data", ""}, {"cgroup", "/sys/fs/cgroup/cpu", "cpu"}, {"cgroup", "/sys/fs/cgroup", ""}};
+  crt_ckpt_mount m[] = {{"bind", "/data", ""},          {"cgroup", "/sys/fs/cgroup/cpu", "cpu"},
+                        {"cgroup", "/sys/fs/cgroup", ""}, {"console", "/dev/console", ""},
+                        {"devpts", "/dev/pts", ""}};
+  const size_t nm = sizeof m / sizeof m[0];
   crt_ckpt_desc in = {.id = "c1", .stdio = {"pipe:[12]", "/dev/pts/0", NULL}, .tty = "tty[8800:4f]", .ext_netns = true,
-                      .mounts = m, .n_mounts = 3};
+                      .mounts = m, .n_mounts = nm};
   crt_err *err = NULL;
   assert_int_equal(crt_ckpt_desc_save(d, &in, &err), 0);
   crt_ckpt_desc out;
@@ -44,8 +47,8 @@ static void test_desc_round_trip(void **state) {
   assert_null(out.stdio[2]);
   assert_string_equal(out.tty, "tty[8800:4f]");
   assert_true(out.ext_netns);
-  assert_int_equal(out.n_mounts, 3);
-  for (size_t i = 0; i < 3; i++) {
+  assert_int_equal(out.n_mounts, nm);
+  for (size_t i = 0; i < nm; i++) {
     assert_string_equal(out.mounts[i].kind, m[i].kind);
     assert_string_equal(out.mounts[i].key, m[i].key);
     assert_string_equal(out.mounts[i].arg, m[i].arg); /* empty fields survive */
@@ -69,7 +72,8 @@ static void test_desc_refused(void **state) {
                                     "id\tc1\nmount\tproc\t/proc\t\n",
                                     "id\tc1\nmount\tcgroup\t/sys/fs/cgroup/cpu\t..\n",
                                     "id\tc1\nmount\tcgroup\t/sys/fs/cgroup/cpu\t../../etc\n",
-                                    "id\tc1\nmount\tconsole\t/etc\t\n", "id\tc1\nmount\tbind\trel\t\n"};
+                                    "id\tc1\nmount\tconsole\t/etc\t\n", "id\tc1\nmount\tbind\trel\t\n",
+                                    "id\tc1\nmount\tdevpts\t/etc\t\n"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     write_desc(d, bad[i]);
     assert_int_equal(crt_ckpt_desc_load(d, &out, &err), -1);
@@ -77,6 +81,32 @@ static void test_desc_refused(void **state) {
     crt_err_free(&err);
   }
   crt_rm_rf(d);
+  free(d);
+}
+
+/* restore's devpts for the terminal: the config's options; with a user
+ * namespace, uid= and gid= through the mappings (host ids). */
+static void test_devpts_data(void **state) {
+  crt_mount m = {.destination = "/dev/pts", .type = "devpts"};
+  m.opts.data = "newinstance,ptmxmode=0666,mode=0620,gid=5,uid=7";
+  crt_linux lx = {0};
+  crt_spec spec = {.linux_ = &lx};
+  char *d = crt_ckpt_devpts_data(&spec, &m);
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620,gid=5,uid=7");
+  free(d);
+  d = crt_ckpt_devpts_data(&spec, NULL);
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620");
+  free(d);
+  crt_namespace ns = {.type = CRT_NS_USER};
+  crt_idmap gids[] = {{.container_id = 0, .host_id = 100000, .size = 3}, {.container_id = 3, .host_id = 200000, .size = 10}};
+  crt_idmap uids[] = {{.container_id = 0, .host_id = 300000, .size = 5}};
+  lx.namespaces = &ns;
+  lx.n_namespaces = 1;
+  lx.gid_mappings = (crt_idmapv){gids, 2};
+  lx.uid_mappings = (crt_idmapv){uids, 1};
+  d = crt_ckpt_devpts_data(&spec, &m);
+  /* gid 5: the second range; uid 7 is not mapped and left out */
+  assert_string_equal(d, "newinstance,ptmxmode=0666,mode=0620,gid=200002");
   free(d);
 }
 
@@ -126,7 +156,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_desc_round_trip),
       cmocka_unit_test(test_desc_refused),
-      cmocka_unit_test(test_args),
+      cmocka_unit_test(test_devpts_data), cmocka_unit_test(test_args),
       cmocka_unit_test(test_check_reports_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
