@@ -156,6 +156,16 @@ int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_jo
  * there, and cgroup2 only its fallback. */
 int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err);
 
+/* exec's joins (crt_cgroup_join, _join_self), init the container's init:
+ * a missing directory of the container's cgroup is an error (never is the
+ * process left in the caller's cgroup), and on pure cgroup2 without sub,
+ * when the container's cgroup is gone or refuses the process (EBUSY: the
+ * init moved to a sub-cgroup and enabled controllers in it), the process
+ * joins the init's current cgroup (/proc/INIT/cgroup), as runc's exec. */
+int crt_cgroup_exec_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, pid_t init,
+                         crt_err **err);
+int crt_cgroup_exec_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, pid_t init, crt_err **err);
+
 /* ---- a container's cgroup ---- */
 
 /* --systemd-cgroup: stops the container's transient unit (gone already:
