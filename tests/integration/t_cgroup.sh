@@ -331,3 +331,29 @@ test_v1_cgroup_refused_after_the_clone_leaves_nothing() {
   assert_eq 0 "$(grep -c "$T/b/rootfs" /proc/self/mountinfo)" "mounts left"
   [ ! -e "$T/poststop" ] || fail "poststop ran"
 }
+
+# `spec` adds a cgroup namespace on a pure cgroup2 host (runc's specconv),
+# and only there: on v1 and hybrid the same five namespaces as runc.  The
+# host's layout is checked with whatever runs (runc 1.3.6 too); the v2
+# decision through the test build's CRT_CGROUP_MODE (crt only), and on a
+# real v2 host in tests/guest/v2 (spec_cgroupns).
+ns_types() { # CONFIG: its namespaces' types as a JSON list
+  python3 -c 'import json,sys; print(json.dumps([n["type"] for n in json.load(open(sys.argv[1]))["linux"]["namespaces"]], separators=(",",":")))' "$1"
+}
+test_spec_cgroupns_on_v2_only() {
+  local want='["pid","network","ipc","uts","mount"]' got
+  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && want='["pid","network","ipc","uts","mount","cgroup"]'
+  mkdir -p "$T/s1" "$T/s2" "$T/s3" "$T/fakecg"
+  (cd "$T/s1" && "$CRT_BIN" spec) || fail "spec"
+  got=$(ns_types "$T/s1/config.json")
+  assert_eq "$want" "$got" "spec's namespaces on this host"
+  is_crt || return 0
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
+  (cd "$T/s2" && CRT_CGROUP_ROOT=$T/fakecg CRT_CGROUP_MODE=v2 "$tp" spec) || fail "spec (v2)"
+  got=$(ns_types "$T/s2/config.json")
+  assert_eq '["pid","network","ipc","uts","mount","cgroup"]' "$got" "spec's namespaces on cgroup v2"
+  (cd "$T/s3" && CRT_CGROUP_ROOT=$T/fakecg CRT_CGROUP_MODE=hybrid "$tp" spec) || fail "spec (hybrid)"
+  got=$(ns_types "$T/s3/config.json")
+  assert_eq '["pid","network","ipc","uts","mount"]' "$got" "spec's namespaces on hybrid"
+}
