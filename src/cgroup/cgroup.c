@@ -355,7 +355,7 @@ static int join_init_cgroup(const crt_cgroup *cg, pid_t pid, pid_t init, crt_err
   if (!rel) return crt_error_wrap(err, "the container's init (pid %d) is in no cgroup2 cgroup either", (int)init);
   char d[PATH_MAX];
   cleanup_err crt_err *e = NULL;
-  if (crt_pathf(d, sizeof d, &e, "%s%s", cg->root.dir, strcmp(rel, "/") ? rel : "") == 0 &&
+  if (crt_pathf(d, sizeof d, &e, "%s%s", cg->root.dir, strcmp(rel, "/") ? rel : "") >= 0 &&
       join_one(d, pid, true, &e) == 0) {
     crt_err_free(err);
     return 0;
