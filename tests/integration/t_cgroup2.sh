@@ -201,6 +201,8 @@ _v2_default_path_parent() {
   make_bundle "$T/b" sleep 100
   bundle_edit "$T/b" "c['linux'].pop('cgroupsPath', None); c['linux']['resources']={'hugepageLimits':[{'pageSize':'2MB','limit':4194304}]}"
   mkdir -p "$svc/inner" || fail "mkdir $svc"
+  # also when an assertion fails (the old code made the container inside)
+  trap 'crt delete -f "$id" >/dev/null 2>&1; find "$svc" -depth -type d -exec rmdir {} + 2>/dev/null' EXIT
   # the caller's cgroup: a shell (the caller) and a sleeper in it
   sleep 100 & local sp=$!
   echo "$sp" >"$svc/cgroup.procs"
@@ -213,7 +215,6 @@ _v2_default_path_parent() {
   assert_eq "/$id" "$(cg2_line "$pid")" "the init's cgroup (beside the caller's ${svc#/sys/fs/cgroup})"
   assert_eq 4194304 "$(cat "/sys/fs/cgroup/$id/hugetlb.2MB.max")" "hugetlb limit"
   crt delete -f "$id" || fail "delete -f"
-  rmdir "$svc/inner" "$svc"
   [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
 }
 test_v2_default_path_parent() { in_cg2 _v2_default_path_parent; }
