@@ -414,15 +414,11 @@ static int join_each(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_j
   return rc;
 }
 
-int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err) {
-  return join_each(cg, sub, 0, false, cgroup2, 0, err);
-}
-
 int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
   return join_each(cg, sub, pid, v1_joined, true, 0, err);
 }
 
-int crt_cgroup_exec_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, pid_t init, crt_err **err) {
+int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, pid_t init, crt_err **err) {
   return join_each(cg, sub, 0, false, cgroup2, init, err);
 }
 

@@ -114,7 +114,7 @@ static void exec_process(exec_ctx *c) {
 /* The calling child into the container's cgroup (cgroup2: also its
  * cgroup2 one), in runc's words when it fails. */
 static int join_cgroup_self(exec_ctx *c, bool cgroup2, crt_err **err) {
-  if (crt_cgroup_exec_join_self(c->cg, c->o->cgroup, cgroup2, c->init_pid, err) < 0)
+  if (crt_cgroup_join_self(c->cg, c->o->cgroup, cgroup2, c->init_pid, err) < 0)
     return crt_error_wrap(err, "error adding pid %d to cgroups", (int)getpid());
   return 0;
 }
