@@ -153,8 +153,19 @@ int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_jo
  * of a pid to cgroup.procs cost 5-10 ms here when no other cgroup
  * migration preceded it (docs/performance.md); cgroup2's cgroup.procs
  * always takes that lock, so clone3's CLONE_INTO_CGROUP is the way in
- * there, and cgroup2 only its fallback. */
-int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err);
+ * there, and cgroup2 only its fallback.  init: as crt_cgroup_exec_join's
+ * (0: none, a missing directory is skipped). */
+int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, pid_t init, crt_err **err);
+
+/* exec's crt_cgroup_join, init the container's init: a missing directory
+ * of the container's cgroup is an error (never is the process left in the
+ * caller's cgroup), and on pure cgroup2 without sub, when the container's
+ * cgroup is gone or refuses the process (EBUSY: the init moved to a
+ * sub-cgroup and enabled controllers in it), the process joins the init's
+ * current cgroup (/proc/INIT/cgroup), as runc's exec.  crt_cgroup_join_self
+ * does the same with a non-zero init. */
+int crt_cgroup_exec_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, pid_t init,
+                         crt_err **err);
 
 /* ---- a container's cgroup ---- */
 

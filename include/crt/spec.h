@@ -366,8 +366,10 @@ void crt_process_free(crt_process *p);
 char *crt_spec_to_json(const crt_spec *spec, bool pretty);
 
 /* runc's default `spec` output; rootless: user namespace with a mapping for
- * the calling user, no network namespace, no cgroups. */
-crt_spec *crt_spec_default(bool rootless);
+ * the calling user, no network namespace, no cgroups; cgroupns: a cgroup
+ * namespace too, which runc's spec adds on a pure cgroup2 host (`crt spec`
+ * asks the host's layout). */
+crt_spec *crt_spec_default(bool rootless, bool cgroupns);
 
 /* The runtime-spec `features` JSON of what crt really implements. */
 char *crt_features_json(void);

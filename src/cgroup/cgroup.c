@@ -334,10 +334,67 @@ static int join_one(const char *d, pid_t pid, bool v2, crt_err **err) {
   return 0;
 }
 
+/* exec's way in on pure cgroup2 when the container's cgroup cannot take
+ * the process (as runc's setnsProcess): gone (the init moved itself
+ * elsewhere and the empty cgroup was removed, by systemd or by hand), or
+ * EBUSY (the init moved to a sub-cgroup and enabled controllers in the
+ * container's cgroup: v2's "no internal processes").  The process then
+ * joins the init's current cgroup, never stays in the caller's.  Not with
+ * exec --cgroup, which names the one cgroup wanted; rootless failures are
+ * join_each's to ignore. */
+static bool init_fallback(const crt_cgroup *cg, const char *sub, pid_t init) {
+  return init > 0 && !sub && cg->root.mode == CRT_CGROUP_MODE_V2 && !cg->root.foreign && !crt_rootless();
+}
+
+/* pid (0: the caller) into the init's cgroup2 cgroup, read from
+ * /proc/INIT/cgroup in our cgroup namespace (the host's cgroupfs paths).
+ * *err holds why the container's cgroup failed; on failure the fallback's
+ * error follows it. */
+static int join_init_cgroup(const crt_cgroup *cg, pid_t pid, pid_t init, crt_err **err) {
+  cleanup_free char *rel = crt_proc_cgroup_path(init, "");
+  if (!rel) return crt_error_wrap(err, "the container's init (pid %d) is in no cgroup2 cgroup either", (int)init);
+  char d[PATH_MAX];
+  cleanup_err crt_err *e = NULL;
+  if (crt_pathf(d, sizeof d, &e, "%s%s", cg->root.dir, strcmp(rel, "/") ? rel : "") >= 0 &&
+      join_one(d, pid, true, &e) == 0) {
+    crt_err_free(err);
+    return 0;
+  }
+  crt_error(err, 0, "%s; the init's cgroup %s: %s", (*err)->msg, rel, e->msg);
+  (*err)->errnum = e->errnum;
+  return -1;
+}
+
+/* One hierarchy's directory d (s: the sub-cgroup in it, or NULL; first:
+ * the main hierarchy) for join_each. */
+static int join_hier(const crt_cgroup *cg, const char *d, const char *sub, const char *s, bool first, bool v2,
+                     pid_t pid, pid_t init, crt_err **err) {
+  if (access(d, F_OK) != 0) {
+    /* a missing sub-cgroup on the main hierarchy is an error */
+    if (s && (first || strchr(sub, ':'))) return crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
+    /* v1 hierarchies we could not create in (rootless), and a sub-cgroup
+     * on another hierarchy, are skipped */
+    if (s || crt_rootless() || !init) return 0;
+    /* exec: the container's own cgroup is gone; never the caller's instead */
+    crt_error(err, ENOENT, "cgroup: %s", d);
+    return v2 && init_fallback(cg, sub, init) ? join_init_cgroup(cg, pid, init, err) : -1;
+  }
+  crt_err *e = NULL;
+  if (join_one(d, pid, v2, &e) == 0) return 0;
+  if (pid && cg_perm_error(e->errnum) && crt_rootless()) {
+    crt_err_free(&e);
+    return 0;
+  }
+  crt_err_move(err, &e);
+  return v2 && init_fallback(cg, sub, init) ? join_init_cgroup(cg, pid, init, err) : -1;
+}
+
 /* The container's cgroup (and sub) on every hierarchy, except: for pid 0,
  * the cgroup2 one unless cgroup2; for another pid, the cgroup2 one it was
- * cloned into and the v1 ones when v1_joined. */
-static int join_each(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, crt_err **err) {
+ * cloned into and the v1 ones when v1_joined.  init: exec's fallback
+ * (init_fallback), 0 for none. */
+static int join_each(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, bool cgroup2, pid_t init,
+                     crt_err **err) {
   if (none(cg)) return 0;
   if (sub && crt_cgroup_sub_check(&cg->root, sub, err) < 0) return -1;
   const cg_driver *drv = &cg->fs;
@@ -351,36 +408,23 @@ static int join_each(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_j
     cleanup_free char *s = cg_sub_for(sub, hier_of(drv, dirs[i], hb, sizeof hb));
     if (pid ? (v2 ? v2_member(drv->root, pid, path, s) : v1_joined) : (v2 && !cgroup2)) continue;
     cleanup_free char *d = join_dir(dirs[i], s);
-    if (!d) {
-      rc = crt_error(err, ENOMEM, "cgroup: join");
-      break;
-    }
-    if (access(d, F_OK) != 0) {
-      /* v1 hierarchies we could not create in (rootless) are skipped; a
-       * missing sub-cgroup on the main hierarchy is an error. */
-      if (s && (i == 0 || strchr(sub, ':'))) rc = crt_error(err, ENOENT, "cgroup: sub-cgroup %s", d);
-      continue;
-    }
-    crt_err *e = NULL;
-    if (join_one(d, pid, v2, &e) < 0) {
-      if (pid && cg_perm_error(e->errnum) && crt_rootless()) {
-        crt_err_free(&e);
-        continue;
-      }
-      crt_err_move(err, &e);
-      rc = -1;
-    }
+    rc = d ? join_hier(cg, d, sub, s, i == 0, v2, pid, init, err) : crt_error(err, ENOMEM, "cgroup: join");
   }
   cg_strv_free(dirs);
   return rc;
 }
 
-int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, crt_err **err) {
-  return join_each(cg, sub, 0, false, cgroup2, err);
+int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
+  return join_each(cg, sub, pid, v1_joined, true, 0, err);
 }
 
-int crt_cgroup_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, crt_err **err) {
-  return join_each(cg, sub, pid, v1_joined, true, err);
+int crt_cgroup_join_self(const crt_cgroup *cg, const char *sub, bool cgroup2, pid_t init, crt_err **err) {
+  return join_each(cg, sub, 0, false, cgroup2, init, err);
+}
+
+int crt_cgroup_exec_join(const crt_cgroup *cg, const char *sub, pid_t pid, bool v1_joined, pid_t init,
+                         crt_err **err) {
+  return join_each(cg, sub, pid, v1_joined, true, init, err);
 }
 
 /* ---- destroy ---- */

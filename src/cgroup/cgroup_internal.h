@@ -206,6 +206,11 @@ int cg_systemd_path(const char *cgroups_path, const char *id, bool rootless, cha
 bool cg_systemd_running(void);
 /* StartTransientUnit for the path's unit with pid in it; waits for the job. */
 int cg_systemd_start(const crt_cgroup_config *cfg, const char *path, pid_t pid, bool v2, crt_err **err);
+/* Whether the container's cgroup goes to one of its users (runc's
+ * OwnerUID): a cgroup namespace and /sys/fs/cgroup mounted read-write from
+ * "cgroup"; *uid the host uid of process.user.uid.  The systemd driver on
+ * cgroup v2 then chowns the scope's directory and delegatable files. */
+bool cg_systemd_owner(const crt_spec *spec, uid_t *uid);
 /* StopUnit; a unit already gone is fine. */
 int cg_systemd_stop(const char *path, crt_err **err);
 /* crt update: the limits of r that are unit properties, on path's unit

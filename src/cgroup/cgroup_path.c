@@ -41,10 +41,28 @@ static char *clean_path(const char *base, const char *p) {
   return out;
 }
 
+/* The base of a relative path in the caller's own cgroup own (malloc'd):
+ * on pure cgroup2 its parent, as runc's fs2 driver: the caller's cgroup
+ * most likely holds processes (a service's, a login session's), and a
+ * cgroup with processes can have no child with processes and controllers
+ * (v2's "no internal processes"), so a container made inside it fails.
+ * v1 and hybrid: the cgroup itself, never below systemd's init.scope. */
+static char *relative_base(const cg_driver *d, char *own) {
+  size_t n = strlen(own);
+  if (d->root->mode == CRT_CGROUP_MODE_V2) {
+    char *slash = strrchr(own, '/');
+    if (slash) slash[slash == own] = 0; /* "/a/b" -> "/a", "/a" -> "/" */
+  } else if (n >= 11 && strcmp(own + n - 11, "/init.scope") == 0) {
+    own[n - 11] = 0;
+  }
+  return own;
+}
+
 /* runc: an absolute cgroupsPath is taken from the hierarchy root; a relative
  * one (and the default, the container id) is relative to the caller's own
- * cgroup.  We resolve it once, against the unified line on v2 and the pids
- * hierarchy on v1, so that one absolute path can be stored in state.json. */
+ * cgroup (its parent on v2: relative_base).  We resolve it once, against
+ * the unified line on v2 and the pids hierarchy on v1, so that one absolute
+ * path can be stored in state.json. */
 int cg_fs_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, crt_err **err) {
   const char *p = cfg->spec && cfg->spec->linux_ ? cfg->spec->linux_->cgroups_path : NULL;
   if (!p || !*p) p = cfg->id;
@@ -54,13 +72,8 @@ int cg_fs_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, 
     base = strdup("/");
   else if (d->root->foreign)
     base = strdup("/"); /* not the kernel's tree: the caller's cgroup means nothing there */
-  else
-    base = own_cgroup(d->own_key);
-  if (base) {
-    size_t bl = strlen(base);
-    /* like runc on v2: never nest below systemd's init.scope */
-    if (bl >= 11 && strcmp(base + bl - 11, "/init.scope") == 0) base[bl - 11] = 0;
-  }
+  else if ((base = own_cgroup(d->own_key)))
+    base = relative_base(d, base);
   *out = base ? clean_path(base, p) : NULL;
   if (!*out) return crt_error(err, ENOMEM, "cgroup: path");
   if (strcmp(*out, "/") == 0) {
@@ -69,4 +82,3 @@ int cg_fs_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **out, 
   }
   return 0;
 }
-

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include "crt/fs.h"
 #include "crt/gvariant.h"
 #include "crt/log.h"
+#include "crt/procinfo.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
 
@@ -686,10 +689,75 @@ static int sd_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **o
   return 0;
 }
 
+/* /sys/fs/cgroup, cleaned as runc compares it ("//" and a trailing "/") */
+static bool is_cgroup_dest(const char *d) {
+  const char *want = "/sys/fs/cgroup";
+  for (;;) {
+    while (d[0] == '/' && d[1] == '/') d++;
+    if (*want == 0) return *d == 0 || (d[0] == '/' && d[1] == 0);
+    if (*d++ != *want++) return false;
+  }
+}
+
+/* The host uid of container uid id: through the spec's uid mappings with a
+ * user namespace, id itself without one (as runc's HostUID). */
+static bool host_uid(const crt_spec *spec, uint32_t id, uid_t *out) {
+  if (!crt_spec_namespace(spec, CRT_NS_USER)) {
+    *out = id;
+    return true;
+  }
+  const crt_idmapv *m = &spec->linux_->uid_mappings;
+  for (size_t i = 0; i < m->len; i++) {
+    if (id >= m->v[i].container_id && id - m->v[i].container_id < m->v[i].size) {
+      *out = m->v[i].host_id + (id - m->v[i].container_id);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool cg_systemd_owner(const crt_spec *spec, uid_t *uid) {
+  if (!spec || !spec->linux_ || !crt_spec_namespace(spec, CRT_NS_CGROUP)) return false;
+  bool rw = false;
+  for (size_t i = 0; i < spec->n_mounts && !rw; i++) {
+    const crt_mount *m = &spec->mounts[i];
+    rw = m->source && strcmp(m->source, "cgroup") == 0 && is_cgroup_dest(m->destination) &&
+         !(m->opts.flags & MS_RDONLY);
+  }
+  /* an unmapped user: refused later, where the process becomes it */
+  return rw && host_uid(spec, spec->process ? spec->process->user.uid : 0, uid);
+}
+
+/* The scope's cgroup dir and the files the kernel lets a delegatee write
+ * (/sys/kernel/cgroup/delegate; cgroups(7)'s three without it) to uid,
+ * the group left alone, as runc.  A file this kernel lacks is skipped. */
+static int chown_delegated(const char *dir, uid_t uid, crt_err **err) {
+  if (chown(dir, uid, (gid_t)-1) < 0) return crt_error(err, errno, "systemd cgroup manager: chown %s", dir);
+  char list[4096];
+  ssize_t n = crt_read_small("/sys/kernel/cgroup/delegate", list, sizeof list - 1);
+  if (n < 0) n = (ssize_t)crt_fmt(list, sizeof list, "cgroup.procs\ncgroup.subtree_control\ncgroup.threads\n");
+  list[n < 0 ? 0 : n] = 0;
+  char *save;
+  for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+    char path[PATH_MAX];
+    if (crt_pathf(path, sizeof path, err, "%s/%s", dir, f) < 0) return -1;
+    if (chown(path, uid, (gid_t)-1) < 0 && errno != ENOENT)
+      return crt_error(err, errno, "systemd cgroup manager: chown %s", path);
+  }
+  return 0;
+}
+
 /* systemd makes the scope and puts the pid in it; the rest (other v1
- * hierarchies, every resource) goes through the cgroupfs driver. */
+ * hierarchies, every resource) goes through the cgroupfs driver.  On
+ * cgroup v2 a container that may write its cgroup namespace's root gets
+ * it (cg_systemd_owner), as runc's systemd driver does. */
 static int sd_start(const cg_driver *d, const crt_cgroup_config *cfg, const char *path, pid_t pid, crt_err **err) {
-  return cg_systemd_start(cfg, path, pid, d->v2, err);
+  if (cg_systemd_start(cfg, path, pid, d->v2, err) < 0) return -1;
+  uid_t uid;
+  if (d->root->mode != CRT_CGROUP_MODE_V2 || !cg_systemd_owner(cfg->spec, &uid)) return 0;
+  cleanup_free char *dir = d->dir(d, path, NULL);
+  if (!dir) return crt_error(err, ENOMEM, "systemd cgroup manager");
+  return chown_delegated(dir, uid, err);
 }
 
 static int sd_stop(const cg_driver *d, const char *path, crt_err **err) { return cg_systemd_stop(path, err); }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crt/cgroup.h"
 #include "crt/cli.h"
 #include "crt/fs.h"
 #include "crt/spec.h"
@@ -40,7 +41,9 @@ int crt_cmd_spec(int argc, char **argv) {
     crt_error(&err, 0, "File config.json exists. Remove it first");
     return crt_fail(err);
   }
-  crt_spec *s = crt_spec_default(rootless);
+  /* as runc: a cgroup namespace on a pure cgroup2 host only (on v1 and
+   * hybrid the same five namespaces as runc's) */
+  crt_spec *s = crt_spec_default(rootless, crt_cgroup_host()->mode == CRT_CGROUP_MODE_V2);
   char *json = s ? crt_spec_to_json(s, true) : NULL;
   crt_spec_free(s);
   if (json == NULL) {

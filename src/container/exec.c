@@ -111,6 +111,14 @@ static void exec_process(exec_ctx *c) {
   finish_process(c, m, false);
 }
 
+/* The calling child into the container's cgroup (cgroup2: also its
+ * cgroup2 one), in runc's words when it fails. */
+static int join_cgroup_self(exec_ctx *c, bool cgroup2, crt_err **err) {
+  if (crt_cgroup_join_self(c->cg, c->o->cgroup, cgroup2, c->init_pid, err) < 0)
+    return crt_error_wrap(err, "error adding pid %d to cgroups", (int)getpid());
+  return 0;
+}
+
 static void exec_entry(void *c) {
   exec_process(c);
 }
@@ -144,7 +152,7 @@ static void joiner(exec_ctx *c) {
   const crt_exec_cpu_affinity *aff = c->o->process->exec_cpu_affinity;
   if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   /* before setns: the host's cgroupfs paths; the clone below inherits them */
-  if (c->v1_self) CHILD_TRY(&c->rep, crt_cgroup_join_self(c->cg, c->o->cgroup, false, &err));
+  if (c->v1_self) CHILD_TRY(&c->rep, join_cgroup_self(c, false, &err));
   join_namespaces(c, defer);
   crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
 }
@@ -161,7 +169,7 @@ __attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   /* before setns, through the host's cgroupfs; cgroup2 only if clone3
    * could not clone us into it */
-  CHILD_TRY(r, crt_cgroup_join_self(c->cg, c->o->cgroup, !c->born, &err));
+  CHILD_TRY(r, join_cgroup_self(c, !c->born, &err));
   if (!(join_namespaces(c, 0) & CLONE_NEWPID)) {
     crt_error(&err, 0, "the container's pid namespace is crt's own: refusing to enter it from crt's binary");
     crt_child_fail(r, err);
@@ -364,7 +372,8 @@ static int tell_failed(exec_run *x, int e, const char *step, crt_err **err) {
 static int place_process(exec_run *x, crt_err **err) {
   const crt_exec_opts *o = x->o;
   const crt_state *s = x->s;
-  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_join(s->cg, o->cgroup, x->pid, x->v1_self, err) < 0) {
+  if (s->cgroup_path && *s->cgroup_path && crt_cgroup_exec_join(s->cg, o->cgroup, x->pid, x->v1_self, s->pid, err) < 0) {
+    crt_error_wrap(err, "error adding pid %d to cgroups", (int)x->pid);
     kill_process(x);
     return -1;
   }

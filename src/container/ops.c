@@ -167,8 +167,16 @@ int crt_container_pids(const char *root, const char *id, pid_t **pids, size_t *n
   if (crt_state_load(root, id, &s, err) < 0) return -1;
   enum crt_status st = crt_state_status(s);
   int rc = crt_op_check(s, CRT_OP_PS, st, err);
-  if (rc == 0 && has_cgroup(s)) rc = crt_cgroup_pids(s->cg, pids, n, err);
-  else if (rc == 0 && st != CRT_STATUS_STOPPED) /* no cgroup (rootless): its pid namespace */
+  if (rc == 0 && has_cgroup(s)) {
+    rc = crt_cgroup_pids(s->cg, pids, n, err);
+    /* as runc: a stopped container's cgroup may be gone (systemd removes
+     * an empty scope at once; anyone may rmdir an empty cgroup), and then
+     * it has no processes; with the init alive a missing cgroup is an error */
+    if (rc < 0 && (*err)->errnum == ENOENT && st == CRT_STATUS_STOPPED && !crt_cgroup_exists(s->cg)) {
+      crt_err_free(err);
+      rc = 0;
+    }
+  } else if (rc == 0 && st != CRT_STATUS_STOPPED) /* no cgroup (rootless): its pid namespace */
     rc = crt_ns_pids(s->pid, pids, n, err);
   crt_state_free(s);
   return rc;

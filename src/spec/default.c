@@ -245,7 +245,18 @@ static void make_rootless(crt_spec *s) {
   }
 }
 
-crt_spec *crt_spec_default(bool rootless) {
+/* runc's specconv.Example on a pure cgroup2 host: a cgroup namespace
+ * after the others, so that the container sees its own cgroup as
+ * /sys/fs/cgroup, not the host's tree. */
+static void add_cgroupns(crt_spec *s) {
+  crt_linux *l = s->linux_;
+  crt_namespace *ns = realloc(l->namespaces, (l->n_namespaces + 1) * sizeof *ns);
+  if (ns == NULL) abort();
+  ns[l->n_namespaces++] = (crt_namespace){.type = CRT_NS_CGROUP, .path = NULL};
+  l->namespaces = ns;
+}
+
+crt_spec *crt_spec_default(bool rootless, bool cgroupns) {
   crt_spec *s = NULL;
   crt_err *err = NULL;
   /* The literal is covered by unit tests; failing here is a build bug. */
@@ -253,6 +264,7 @@ crt_spec *crt_spec_default(bool rootless) {
     crt_err_free(&err);
     return NULL;
   }
+  if (cgroupns) add_cgroupns(s);
   if (rootless) make_rootless(s);
   return s;
 }

@@ -331,3 +331,50 @@ test_v1_cgroup_refused_after_the_clone_leaves_nothing() {
   assert_eq 0 "$(grep -c "$T/b/rootfs" /proc/self/mountinfo)" "mounts left"
   [ ! -e "$T/poststop" ] || fail "poststop ran"
 }
+
+# `spec` adds a cgroup namespace on a pure cgroup2 host (runc's specconv),
+# and only there: on v1 and hybrid the same five namespaces as runc.  The
+# host's layout is checked with whatever runs (runc 1.3.6 too); the v2
+# decision through the test build's CRT_CGROUP_MODE (crt only), and on a
+# real v2 host in tests/guest/v2 (spec_cgroupns).
+ns_types() { # CONFIG: its namespaces' types as a JSON list
+  python3 -c 'import json,sys; print(json.dumps([n["type"] for n in json.load(open(sys.argv[1]))["linux"]["namespaces"]], separators=(",",":")))' "$1"
+}
+test_spec_cgroupns_on_v2_only() {
+  local want='["pid","network","ipc","uts","mount"]' got
+  [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && want='["pid","network","ipc","uts","mount","cgroup"]'
+  mkdir -p "$T/s1" "$T/s2" "$T/s3" "$T/fakecg"
+  (cd "$T/s1" && "$CRT_BIN" spec) || fail "spec"
+  got=$(ns_types "$T/s1/config.json")
+  assert_eq "$want" "$got" "spec's namespaces on this host"
+  is_crt || return 0
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints (make check builds it)"
+  (cd "$T/s2" && CRT_CGROUP_ROOT=$T/fakecg CRT_CGROUP_MODE=v2 "$tp" spec) || fail "spec (v2)"
+  got=$(ns_types "$T/s2/config.json")
+  assert_eq '["pid","network","ipc","uts","mount","cgroup"]' "$got" "spec's namespaces on cgroup v2"
+  (cd "$T/s3" && CRT_CGROUP_ROOT=$T/fakecg CRT_CGROUP_MODE=hybrid "$tp" spec) || fail "spec (hybrid)"
+  got=$(ns_types "$T/s3/config.json")
+  assert_eq '["pid","network","ipc","uts","mount"]' "$got" "spec's namespaces on hybrid"
+}
+
+# ps of a stopped container whose cgroup is gone (systemd removes an empty
+# scope at once; here it is removed by hand): runc's header alone (json:
+# null) and exit 0, not an error about cgroup.procs.  Passes with runc 1.3.6.
+test_ps_stopped_cgroup_gone() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" true
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$id'"
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  wait_eval 'test "$(state_field "$id" status)" = stopped' || fail "the container did not stop"
+  local h
+  for h in $(awk '$3 == "cgroup" || $3 == "cgroup2" { print $2 }' /proc/self/mounts); do
+    [ -d "$h/$id" ] && { rmdir "$h/$id" || fail "remove the container's cgroup on $h"; }
+  done
+  run_rc crt ps "$id"
+  assert_eq 0 "$rc" "ps of a stopped container without its cgroup: $out"
+  assert_eq 1 "$(printf '%s\n' "$out" | wc -l)" "ps's lines: $out"; assert_contains "$out" "PID"
+  run_rc crt ps -f json "$id"
+  assert_eq 0 "$rc" "ps -f json: $out"; assert_eq null "$out" "ps -f json"
+  crt delete "$id" || fail "delete"
+}

@@ -52,7 +52,8 @@ test_v2_create_and_exec_born_in_cgroup() { in_cg2 _v2_create_exec; }
 _v2_cgroupns() {
   local id; id=$(new_id)
   make_bundle "$T/b" sleep 100
-  bundle_edit "$T/b" "c['linux']['namespaces'].append({'type':'cgroup'})"
+  # crt spec on v2 gives one already (as runc's)
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='cgroup']+[{'type':'cgroup'}]"
   crt run -d -b "$T/b" "$id" || fail "run"
   local pid; pid=$(state_field "$id" pid)
   assert_eq "/$id" "$(cg2_line "$pid")" "init's cgroup seen from the host"
@@ -161,3 +162,59 @@ _v2_update_deny_all() {
   crt delete -f "$id" || fail "delete"
 }
 test_v2_update_devices_deny_all() { in_cg2 _v2_update_deny_all; }
+
+# cgroups.bats "runc exec (cgroup v2 + init process in non-root cgroup)
+# succeeds": the init moves to a sub-cgroup and a domain controller
+# (hugetlb, the one here) is enabled in the container's cgroup, which then
+# refuses processes (EBUSY).  An exec joins the init's cgroup instead; an
+# exec --cgroup / asks for the container's own and fails in runc's words.
+# Passes with runc 1.3.6.
+_v2_exec_init_in_sub_cgroup() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='cgroup']+[{'type':'cgroup'}]"
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run"
+  local pid; pid=$(state_field "$id" pid) cg=/sys/fs/cgroup/$id
+  mkdir "$cg/foobar" && echo "$pid" >"$cg/foobar/cgroup.procs" || fail "move the init to foobar"
+  run_rc crt exec "$id" grep ^0:: /proc/self/cgroup
+  assert_eq 0 "$rc" "exec before a controller is enabled: $out"; assert_eq "0::/" "$out" "no controller yet: the container's cgroup"
+  echo +hugetlb >"$cg/cgroup.subtree_control" || fail "enable hugetlb in $cg"
+  run_rc crt exec "$id" grep ^0:: /proc/self/cgroup
+  assert_eq 0 "$rc" "exec with hugetlb enabled: $out"; assert_eq "0::/foobar" "$out" "the init's cgroup"
+  run_rc crt exec --cgroup / "$id" true
+  assert_ne 0 "$rc" "exec --cgroup / into a cgroup that refuses processes"
+  assert_contains "$out" " adding pid "; assert_contains "$out" " to cgroups"; assert_contains "$out" "evice or resource busy"
+  run_rc crt exec --cgroup foobar "$id" grep ^0:: /proc/self/cgroup
+  assert_eq 0 "$rc" "exec --cgroup foobar: $out"; assert_eq "0::/foobar" "$out"
+  crt delete -f "$id" || fail "delete -f"
+  [ ! -d "$cg" ] || fail "cgroup left after delete"
+}
+test_v2_exec_init_in_sub_cgroup() { in_cg2 _v2_exec_init_in_sub_cgroup; }
+
+# No cgroupsPath, run from a cgroup that holds processes (a service's, a
+# login session's): the container's cgroup is made beside it, under its
+# parent (runc's fs2 driver), not inside it, where v2's "no internal
+# processes" rule refuses it once a controller is enabled there
+# (ps.bats with the cgroupfs driver on systemd).  Passes with runc 1.3.6.
+_v2_default_path_parent() {
+  local id; id=$(new_id) svc=/sys/fs/cgroup/$(new_id)-svc
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux'].pop('cgroupsPath', None); c['linux']['resources']={'hugepageLimits':[{'pageSize':'2MB','limit':4194304}]}"
+  mkdir -p "$svc/inner" || fail "mkdir $svc"
+  # also when an assertion fails (the old code made the container inside)
+  trap 'crt delete -f "$id" >/dev/null 2>&1; find "$svc" -depth -type d -exec rmdir {} + 2>/dev/null' EXIT
+  # the caller's cgroup: a shell (the caller) and a sleeper in it
+  sleep 100 & local sp=$!
+  echo "$sp" >"$svc/cgroup.procs"
+  bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" --root "$3" run -d -b "$4" "$5"' run "$svc" "$CRT_BIN" "$CRT_ROOT" "$T/b" "$id" \
+    </dev/null >"$T/run.out" 2>&1
+  local rc=$?
+  kill "$sp"; wait "$sp" 2>/dev/null
+  assert_eq 0 "$rc" "run from $svc: $(cat "$T/run.out")"
+  local pid; pid=$(state_field "$id" pid)
+  assert_eq "/$id" "$(cg2_line "$pid")" "the init's cgroup (beside the caller's ${svc#/sys/fs/cgroup})"
+  assert_eq 4194304 "$(cat "/sys/fs/cgroup/$id/hugetlb.2MB.max")" "hugetlb limit"
+  crt delete -f "$id" || fail "delete -f"
+  [ ! -d "/sys/fs/cgroup/$id" ] || fail "cgroup left after delete"
+}
+test_v2_default_path_parent() { in_cg2 _v2_default_path_parent; }

@@ -139,3 +139,42 @@ test_exec_pid_file_failure_kills_process() {
   wait_eval '! pgrep -f "sleep 4242" >/dev/null' || fail "the exec'd process is still running: $(pgrep -af 'sleep 4242')"
   crt delete -f "$id"
 }
+
+# runc's exec.bats "runc exec [init changes cgroup]" on this host's layout:
+# the init moves itself to another cgroup on every hierarchy and the
+# container's own cgroup is removed.  An exec must never run in the
+# caller's cgroup: on pure cgroup2 it joins the init's current cgroup (as
+# runc); on v1 and hybrid it fails, in runc's words (runc 1.3.6 falls back
+# on cgroup2 alone).  Passes with runc 1.3.6 as CRT_BIN.
+test_exec_init_moved_cgroup_never_callers() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  # no cgroup namespace (crt spec gives one on v2): its root would be gone
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$id-orig'; c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='cgroup']"
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  local pid; pid=$(state_field "$id" pid)
+  local h hs=() v2=false
+  [ -f /sys/fs/cgroup/cgroup.controllers ] && v2=true
+  for h in $(awk '$3 == "cgroup" || $3 == "cgroup2" { print $2 }' /proc/self/mounts); do
+    [ -d "$h/$id-orig" ] || continue
+    hs+=("$h"); mkdir "$h/$id-moved"
+    if [ -f "$h/cpuset.cpus" ] && ! $v2; then
+      cat "$h/cpuset.cpus" >"$h/$id-moved/cpuset.cpus"; cat "$h/cpuset.mems" >"$h/$id-moved/cpuset.mems"
+    fi
+    echo "$pid" >"$h/$id-moved/cgroup.procs" || fail "move the init on $h"
+    rmdir "$h/$id-orig" || fail "remove the container's cgroup on $h"
+  done
+  [ ${#hs[@]} -gt 0 ] || fail "the container's cgroup /$id-orig is on no hierarchy"
+  run_rc crt exec "$id" grep ^0:: /proc/self/cgroup
+  crt delete -f "$id" >/dev/null 2>&1
+  for h in "${hs[@]}"; do rmdir "$h/$id-moved"; done
+  if $v2; then
+    assert_eq 0 "$rc" "exec: $out"; assert_eq "0::/$id-moved" "$out" "the exec'd process's cgroup"
+  else
+    assert_ne 0 "$rc" "exec into a container whose cgroup is gone: $out"
+    assert_contains "$out" " adding pid "; assert_contains "$out" " to cgroups"
+  fi
+}
+# the same on pure cgroup2 (this host's unified hierarchy mounted alone):
+# the exec'd process joins the init's new cgroup
+test_exec_init_moved_cgroup_v2() { in_cg2 test_exec_init_moved_cgroup_never_callers; }

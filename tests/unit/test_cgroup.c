@@ -18,6 +18,7 @@
 #include "../../src/cgroup/cgroup_internal.h"
 #include "crt/cgroup.h"
 #include "crt/fs.h"
+#include "crt/spec.h"
 
 static char tree[256];
 
@@ -966,6 +967,44 @@ static void test_systemd_paths(void **state) {
   }
 }
 
+/* runc's OwnerUID: the cgroup goes to the host uid of the process's user
+ * only with a cgroup namespace and a read-write "cgroup" mount on
+ * /sys/fs/cgroup; an unmapped user gets nothing. */
+static void test_systemd_owner(void **state) {
+  static const struct {
+    const char *ns, *mount_opts, *extra;
+    bool owned;
+    uid_t uid;
+  } cases[] = {
+      {"{'type':'cgroup'},{'type':'user'}", "['nosuid','rw']", "", true, 100000},
+      {"{'type':'cgroup'},{'type':'user'}", "['nosuid','ro']", "", false, 0},
+      {"{'type':'cgroup'},{'type':'user'}", "['ro','rw']", "", true, 100000},
+      {"{'type':'user'}", "['rw']", "", false, 0},
+      {"{'type':'cgroup'},{'type':'user'}", "['rw']", ",'process':{'cwd':'/','args':['sh'],'user':{'uid':5,'gid':0}}", true,
+       100005},
+      {"{'type':'cgroup'},{'type':'user'}", "['rw']", ",'process':{'cwd':'/','args':['sh'],'user':{'uid':70000,'gid':0}}",
+       false, 0},
+      {"{'type':'cgroup'}", "['rw']", ",'process':{'cwd':'/','args':['sh'],'user':{'uid':7,'gid':0}}", true, 7},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{'ociVersion':'1.2.0','mounts':[{'destination':'/sys/fs/cgroup/','type':'cgroup','source':'cgroup',"
+             "'options':%s}],'linux':{'namespaces':[%s],'uidMappings':[{'containerID':0,'hostID':100000,"
+             "'size':65536}],'gidMappings':[{'containerID':0,'hostID':100000,'size':65536}]}%s}",
+             cases[i].mount_opts, cases[i].ns, cases[i].extra);
+    for (char *c = json; *c; c++)
+      if (*c == '\'') *c = '"';
+    crt_spec *sp = NULL;
+    crt_err *e = NULL;
+    if (crt_spec_parse(json, strlen(json), "t", &sp, &e) < 0) fail_msg("case %zu: %s", i, e->msg);
+    uid_t uid = 0;
+    assert_int_equal(cg_systemd_owner(sp, &uid), cases[i].owned);
+    if (cases[i].owned) assert_int_equal(uid, cases[i].uid);
+    crt_spec_free(sp);
+  }
+}
+
 static void test_parse_size(void **state) {
   long long v;
   assert_int_equal(crt_cgroup_parse_size("1024", &v), 0);
@@ -1074,6 +1113,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_update_devices_deny_all, setup, teardown),
       cmocka_unit_test_teardown(test_systemd_and_mode, close_opened),
       cmocka_unit_test(test_systemd_paths),
+      cmocka_unit_test(test_systemd_owner),
       cmocka_unit_test(test_parse_size),
       cmocka_unit_test(test_parse_resources_json),
   };

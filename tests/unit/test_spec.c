@@ -266,7 +266,7 @@ static void test_round_trip_full(void **state) {
 }
 
 static void test_default_spec(void **state) {
-  crt_spec *s = crt_spec_default(false);
+  crt_spec *s = crt_spec_default(false, false);
   assert_non_null(s);
   assert_string_equal(s->oci_version, "1.2.0");
   assert_string_equal(s->process->args.v[0], "sh");
@@ -290,7 +290,7 @@ static void test_default_spec(void **state) {
 }
 
 static void test_default_rootless(void **state) {
-  crt_spec *s = crt_spec_default(true);
+  crt_spec *s = crt_spec_default(true, false);
   assert_non_null(s);
   assert_null(crt_spec_namespace(s, CRT_NS_NETWORK));
   assert_non_null(crt_spec_namespace(s, CRT_NS_USER));
@@ -308,6 +308,29 @@ static void test_default_rootless(void **state) {
   crt_err *err = NULL;
   assert_int_equal(crt_spec_validate_for_create(s, &err), 0);
   round_trip(s);
+  crt_spec_free(s);
+}
+
+/* runc's spec on a pure cgroup2 host: the five namespaces and a cgroup one
+ * after them; rootless drops the network one and adds the user one last. */
+static void test_default_cgroupns(void **state) {
+  const char *want[2][6] = {{"pid", "network", "ipc", "uts", "mount", "cgroup"},
+                            {"pid", "ipc", "uts", "mount", "cgroup", "user"}};
+  for (int rootless = 0; rootless < 2; rootless++) {
+    crt_spec *s = crt_spec_default(rootless, true);
+    assert_non_null(s);
+    assert_int_equal(s->linux_->n_namespaces, 6);
+    for (size_t i = 0; i < 6; i++) {
+      assert_string_equal(crt_ns_name(s->linux_->namespaces[i].type), want[rootless][i]);
+      assert_null(s->linux_->namespaces[i].path);
+    }
+    crt_err *err = NULL;
+    assert_int_equal(crt_spec_validate_for_create(s, &err), 0);
+    round_trip(s);
+    crt_spec_free(s);
+  }
+  crt_spec *s = crt_spec_default(false, false);
+  assert_null(crt_spec_namespace(s, CRT_NS_CGROUP));
   crt_spec_free(s);
 }
 
@@ -584,7 +607,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_cases),       cmocka_unit_test(test_full_values),
       cmocka_unit_test(test_round_trip_full), cmocka_unit_test(test_default_spec),
-      cmocka_unit_test(test_default_rootless), cmocka_unit_test(test_versions),
+      cmocka_unit_test(test_default_rootless), cmocka_unit_test(test_default_cgroupns),
+      cmocka_unit_test(test_versions),
       cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_process_parse),
       cmocka_unit_test(test_validate_for_create), cmocka_unit_test(test_hostile_input),
       cmocka_unit_test(test_load),            cmocka_unit_test(test_features),

@@ -504,6 +504,60 @@ c_cri() {
   return $bad
 }
 
+# issue 57: runc's exec.bats "runc exec [init changes cgroup]" with the
+# systemd driver: the init moves itself out of its scope, systemd removes
+# the empty scope at once, and an exec must join the init's cgroup, never
+# stay in the caller's (this service's).
+rm_cg() { rmdir "$CG$1" 2>/dev/null || [ ! -d "$CG$1" ]; }
+c_exec_scope_gone() {
+  bundle 'sleep 100' '.linux.namespaces |= map(select(.type != "cgroup"))'
+  run_d || return 1
+  M=/crt-moved-$RT_NAME-$n
+  mkdir "$CG$M" && echo "$(pid_of)" >"$CG$M/cgroup.procs" || why "move the init to $M" || return 1
+  wait_for gone || why "systemd kept the empty scope $C" || return 1
+  rt exec "$ID" cat /proc/self/cgroup >"$T/out" 2>&1
+  r=$?
+  rt delete -f "$ID" >/dev/null 2>&1
+  wait_for rm_cg "$M" || why "$M still busy after delete -f: $(cat "$CG$M/cgroup.procs")"
+  expect "exec's status: $(cat "$T/out")" 0 "$r" || return 1
+  expect "the exec'd process's cgroup" "0::$M" "$(cat "$T/out")"
+}
+
+# ps of a stopped container: systemd removed its empty scope at once; no
+# process and exit 0, as runc (json: the image has no ps(1) for the table).
+c_ps_stopped() {
+  bundle 'true'
+  run_d || return 1
+  wait_for stopped || why "still $(status)" || return 1
+  wait_for gone || why "systemd kept the empty scope $C" || return 1
+  rt ps -f json "$ID" >"$T/out" 2>&1 || why "ps of a stopped container: $(cat "$T/out")" || return 1
+  expect "ps -f json" null "$(cat "$T/out")"
+}
+
+# issue 57: cgroup_delegation.bats "runc exec (cgroup v2, rw cgroupfs, new
+# cgroupns) does chown cgroup": a user namespace, a new cgroup namespace
+# and a read-write cgroup mount: the scope's cgroup and its delegatable
+# files belong to the container's root (host uid 100000), the limits stay
+# root's; the container sees /sys/fs/cgroup as its root's.
+USERNS='.linux.namespaces |= (map(select(.type != "cgroup" and .type != "user")) + [{"type": "user"}, {"type": "cgroup"}])
+  | .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+  | .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+c_cgroup_chown() {
+  bundle 'sleep 100' "$USERNS"' | .mounts |= map(if .destination == "/sys/fs/cgroup" then .options = (.options - ["ro"] + ["rw"]) else . end)'
+  run_d || return 1
+  expect "owner of $C" 100000 "$(stat -c %u "$CG$C")" || return 1
+  expect "owner of cgroup.procs" 100000 "$(stat -c %u "$CG$C/cgroup.procs")" || return 1
+  expect "owner of cgroup.subtree_control" 100000 "$(stat -c %u "$CG$C/cgroup.subtree_control")" || return 1
+  expect "owner of memory.max (a limit)" 0 "$(stat -c %u "$CG$C/memory.max")" || return 1
+  expect "/sys/fs/cgroup in the container" root "$(rt exec "$ID" stat -c %U /sys/fs/cgroup 2>&1)"
+}
+# ... and with the cgroup mount read-only, nothing is chowned.
+c_cgroup_no_chown_ro() {
+  bundle 'sleep 100' "$USERNS"' | .mounts |= map(if .destination == "/sys/fs/cgroup" then .options = (.options - ["rw"] + ["ro"]) else . end)'
+  run_d || return 1
+  expect "owner of $C" 0 "$(stat -c %u "$CG$C")"
+}
+
 c_nothing_left() {
   left=$(ls -d $CG/system.slice/crt-$RT_NAME-*.scope $CG/system.slice/$RT_NAME-$RT_NAME-*.scope 2>/dev/null)
   expect "cgroups left behind" "" "$left" || return 1
@@ -513,7 +567,8 @@ c_nothing_left() {
 }
 
 CHECKS="systemd_pid1 scope default_path resources update update_more annotations daemon_reload reload_more reload_files delete
- delete_failed create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker $([ -e /guest/sid ] && echo podman_rootless cri) nothing_left"
+ delete_failed create_delete systemctl_stop freeze pids_enforced killed_runtime podman docker exec_scope_gone ps_stopped
+ cgroup_chown cgroup_no_chown_ro $([ -e /guest/sid ] && echo podman_rootless cri) nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

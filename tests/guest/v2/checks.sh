@@ -557,6 +557,93 @@ c_checkpoint_netdev() {
   expect "status after the failed dump" running "$(status)"
 }
 
+# ---- issue 57: exec's cgroup, spec's cgroup namespace, the default
+# path, ps without a cgroup ----
+
+# `spec` on a pure cgroup2 host adds a cgroup namespace (runc's specconv).
+c_spec_cgroupns() {
+  mkdir -p "$T/spec" && (cd "$T/spec" && rt spec) >"$T/out" 2>&1 || why "spec: $(cat "$T/out")" || return 1
+  # crun lists the cgroup namespace before the mount one
+  ord=.
+  [ "$RT_NAME" = crun ] && ord=sort
+  expect "spec's namespaces" "$(echo '["pid","network","ipc","uts","mount","cgroup"]' | jq -r "$ord | join(\" \")")" \
+    "$(jq -r "[.linux.namespaces[].type] | $ord | join(\" \")" "$T/spec/config.json")"
+}
+
+# gone_cg DIR: DIR removed, once its processes left (up to 10 s)
+rm_cg() { rmdir "$CG$1" 2>/dev/null; }
+gone_cg() { wait_for rm_cg "$1" || [ ! -d "$CG$1" ]; }
+
+# runc's exec.bats "runc exec [init changes cgroup]": the init moves to
+# another cgroup and the container's own is removed (systemd does so by
+# itself with its driver): an exec joins the init's cgroup, never the
+# caller's.
+c_exec_init_moved() {
+  [ "$RT_NAME" = crun ] && return 0 # crun 1.8 fails: error opening .../cgroup.freeze of the gone cgroup
+  bundle 'sleep 100' '.linux.namespaces |= map(select(.type != "cgroup"))'
+  run_d || return 1
+  M=/moved-$RT_NAME-$n
+  mkdir "$CG$M" && echo "$(pid_of)" >"$CG$M/cgroup.procs" || why "move the init to $M" || return 1
+  C_ALSO=$M
+  rmdir "$CG$C" || why "rmdir $C" || return 1
+  rt exec "$ID" cat /proc/self/cgroup >"$T/out" 2>&1
+  r=$?
+  rt delete -f "$ID" >/dev/null 2>&1
+  gone_cg "$M" || why "$M still busy after delete -f: $(cat "$CG$M/cgroup.procs")" || return 1
+  expect "exec's status: $(cat "$T/out")" 0 "$r" || return 1
+  expect "the exec'd process's cgroup" "0::$M" "$(cat "$T/out")"
+}
+
+# cgroups.bats "runc exec (cgroup v2 + init process in non-root cgroup)
+# succeeds": the init in a sub-cgroup, memory enabled in the container's
+# cgroup, which then refuses processes (EBUSY): an exec joins the init's
+# cgroup; exec --cgroup / asks for the container's own and fails.
+c_exec_init_sub() {
+  bundle 'sleep 100' '.linux.namespaces |= (map(select(.type != "cgroup")) + [{"type": "cgroup"}])'
+  run_d || return 1
+  mkdir "$CG$C/foobar" && echo "$(pid_of)" >"$CG$C/foobar/cgroup.procs" || why "move the init to foobar" || return 1
+  expect "exec before a controller is enabled" "0::/" "$(rt exec "$ID" cat /proc/self/cgroup 2>&1)" || return 1
+  echo +memory >"$CG$C/cgroup.subtree_control" || why "enable memory in $C" || return 1
+  expect "exec with memory enabled" "0::/foobar" "$(rt exec "$ID" cat /proc/self/cgroup 2>&1)" || return 1
+  expect "exec --cgroup foobar" "0::/foobar" "$(rt exec --cgroup foobar "$ID" cat /proc/self/cgroup 2>&1)" || return 1
+  [ "$RT_NAME" = crun ] && return 0 # crun 1.8: exec --cgroup / lands in the init's cgroup too
+  rt exec --cgroup / "$ID" true >"$T/out" 2>&1 && { why "exec --cgroup / into a cgroup refusing processes succeeded"; return 1; }
+  expect_in "exec --cgroup /'s error" "evice or resource busy" "$(cat "$T/out")" || return 1
+  expect_in "exec --cgroup /'s error" " adding pid " "$(cat "$T/out")"
+}
+
+# No cgroupsPath, the runtime started from a cgroup holding processes (a
+# systemd service's, a login session's): the container's cgroup is made
+# under the parent of the caller's (runc's fs2 driver), not inside it.
+c_default_path_parent() {
+  bundle 'sleep 100' 'del(.linux.cgroupsPath) | .linux.resources.memory = {"limit": 67108864}'
+  S=/svc-$RT_NAME-$n C=/$ID
+  mkdir "$CG$S" || why "mkdir $S" || return 1
+  C_ALSO=$S
+  sleep 100 &
+  sp=$!
+  echo $sp >"$CG$S/cgroup.procs"
+  sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG$S" "$RT" run -d -b "$B" "$ID" </dev/null >"$T/out" 2>&1
+  r=$?
+  kill $sp; wait $sp 2>/dev/null
+  expect "run -d from $S: $(cat "$T/out")" 0 $r || return 1
+  expect "the init's cgroup" "0::/$ID" "$(cat /proc/$(pid_of)/cgroup)" || return 1
+  expect memory.max 67108864 "$(cat "$CG/$ID/memory.max")"
+}
+
+# ps of a stopped container whose cgroup is gone (systemd removes an empty
+# scope at once): the header and exit 0, as runc.
+c_ps_cgroup_gone() {
+  [ "$RT_NAME" = crun ] && return 0 # crun 1.8 fails: open /sys/fs/cgroup/ID: No such file or directory
+  bundle 'true'
+  run_d || return 1
+  wait_for stopped || why "the container did not stop" || return 1
+  rmdir "$CG$C" || why "rmdir $C" || return 1
+  rt ps "$ID" >"$T/out" 2>&1 || why "ps of a stopped container without its cgroup: $(cat "$T/out")" || return 1
+  expect "ps's lines: $(cat "$T/out")" 1 "$(wc -l <"$T/out")" || return 1
+  expect_in "ps's header" PID "$(cat "$T/out")"
+}
+
 c_nothing_left() {
   left=$(ls -d $CG/t-$RT_NAME-* $CG/nest-$RT_NAME 2>/dev/null)
   expect "cgroups left behind" "" "$left" || return 1
@@ -565,7 +652,8 @@ c_nothing_left() {
 
 CHECKS="memory_oom memory_files pids cpu cpu_idle cpu_enforced cpuset io hugetlb unified freeze kill_all
  kill_host_pidns kill_signal devices devices_update update_more cgroupns nested_path nonempty_refused exec_sub_cgroup ps_events delete_removes rootless events_oom rlimit_above_hard netdevices
- checkpoint checkpoint_lazy checkpoint_netdev nothing_left"
+ checkpoint checkpoint_lazy checkpoint_netdev spec_cgroupns exec_init_moved exec_init_sub default_path_parent ps_cgroup_gone
+ nothing_left"
 
 for RT_NAME in "$@"; do
   RT=$(command -v "$RT_NAME")

@@ -2,7 +2,8 @@
 # make check-v2: boots Debian's kernel under qemu (TCG) on a busybox
 # initramfs with every controller on a pure cgroup2 hierarchy, and runs
 # tests/guest/v2/checks.sh there for crt, runc and crun alike.
-# GUEST_RUNTIMES="crt runc" picks runtimes, GUEST_CHECKS="io devices" checks.
+# GUEST_RUNTIMES="crt runc" picks runtimes (runc136: runc 1.3.6, not among
+# the default ones), GUEST_CHECKS="io devices" checks.
 set -eu
 cd "$(dirname "$0")/../../.."
 . tests/guest/lib.sh
@@ -20,6 +21,18 @@ for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv /usr/sbin/ip;
 criu=${CRIU:-$here/../shared/criu/criu}
 [ -x "$criu" ] || criu=$(command -v criu)
 guest_add_bin "$root" "$criu" /usr/local/bin/criu
+# runc 1.3.6 (the reference, tests/lib/peers.sh) only when asked for:
+# GUEST_RUNTIMES="crt runc136".  Its ELF interpreter and RPATH are absolute
+# paths into the peers cache, so those files go to the same paths.
+case " ${GUEST_RUNTIMES:-} " in *" runc136 "*)
+  r136=$(bash tests/lib/peers.sh runc)
+  cp -L "$r136" "$root/usr/local/bin/runc136"
+  lib=$(readelf -d "$r136" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
+  mkdir -p "$root$lib"
+  for f in ld-linux-x86-64.so.2 $(readelf -d "$r136" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    cp -L "$lib/$f" "$root$lib/$f"
+  done ;;
+esac
 # what criu runs: iproute2's ip (ip addr save; busybox's ip has no netns
 # or save), GNU tar (tmpfs contents), iptables-restore for its network
 # lock (the nft variant)
