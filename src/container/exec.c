@@ -97,10 +97,11 @@ static void exec_process(exec_ctx *c) {
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  /* execCPUAffinity.final applies once in the cgroup; without it an
-   * initial list is undone (every CPU the cgroup's cpuset allows) */
+  /* execCPUAffinity.final applies once in the cgroup; without it every
+   * CPU the cgroup's cpuset allows: an initial list is undone (config.md),
+   * and so is the affinity of a pinned caller (as runc >= 1.2 resets it) */
   const crt_exec_cpu_affinity *aff = p->exec_cpu_affinity;
-  if (aff && (aff->initial || aff->final)) CHILD_TRY(r, crt_set_cpu_list(aff->final, &err));
+  CHILD_TRY(r, crt_set_cpu_list(aff ? aff->final : NULL, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
       crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
@@ -162,6 +163,9 @@ __attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   /* before setns, through the host's cgroupfs; cgroup2 only if clone3
    * could not clone us into it */
   CHILD_TRY(r, crt_cgroup_join_self(c->cg, c->o->cgroup, !c->born, &err));
+  /* every CPU of the cgroup's cpuset, not a pinned caller's (as in
+   * exec_process; no execCPUAffinity comes this way) */
+  CHILD_TRY(r, crt_set_cpu_list(NULL, &err));
   if (!(join_namespaces(c, 0) & CLONE_NEWPID)) {
     crt_error(&err, 0, "the container's pid namespace is crt's own: refusing to enter it from crt's binary");
     crt_child_fail(r, err);
