@@ -91,6 +91,7 @@ static void exec_process(exec_ctx *c) {
   const crt_process *p = c->o->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
+  crt_sync_log_to(c->sync); /* warnings to exec's log, not the process's stdio */
   /* PR_SET_PDEATHSIG fails only for an invalid signal; a runtime that
    * died before it is noticed at the next crt_sync_expect (EOF). */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -158,6 +159,7 @@ __attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   const crt_child_report *r = &c->rep;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
+  crt_sync_log_to(c->sync); /* warnings to exec's log, not the process's stdio */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   /* before setns, through the host's cgroupfs; cgroup2 only if clone3
