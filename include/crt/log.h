@@ -51,6 +51,15 @@ void crt_stages_total_(const crt_stages *st);
 int crt_log_hold(void);
 void crt_log_release(int prev);
 
+/* In a process that becomes the container's (create's init, exec's
+ * process): warnings and errors go to sink (with arg) instead of the log
+ * destination, whose stderr is the container's own by then (its terminal,
+ * or buildah's pipe).  The sink hands them to the runtime, which writes
+ * them to its log (crt_sync_log_to in src/container/sync.c), as runc's
+ * init sends its lines to the parent over its log pipe.  NULL: none. */
+typedef void crt_log_sink(void *arg, enum crt_log_level lvl, const char *msg);
+void crt_log_set_sink(crt_log_sink *sink, void *arg);
+
 /* Writes a fatal error as runc does: "crt: msg" on stderr (text), and an
  * error line in the log file. */
 void crt_log_error_msg(const char *msg);

@@ -30,10 +30,17 @@ typedef struct {
 int crt_sync_send(int sock, uint32_t type, const void *data, size_t len, int fd);
 /* The same with n (at most CRT_SYNC_MAX_FDS) fds attached. */
 int crt_sync_send_fds(int sock, uint32_t type, const void *data, size_t len, const int *fds, size_t n);
-/* Receives one message; EOF is an error "init exited unexpectedly". */
+/* Receives one message; EOF is an error "init exited unexpectedly".  LOG
+ * messages are written to this process's log on the way, never returned. */
 int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err);
 /* Receives and checks the type; an ERROR message becomes *err (the fds of
  * a message of another type are closed). */
 int crt_sync_expect(int sock, uint32_t type, crt_sync_msg *m, crt_err **err);
+
+/* The calling process's warnings and errors go to the runtime over sock
+ * (a LOG message each) from now on; -1: to its own log again.  For the
+ * init and exec's process until they exec or report READY, so that no
+ * runtime warning lands in the container's stdio. */
+void crt_sync_log_to(int sock);
 
 #endif

@@ -28,6 +28,8 @@ enum crt_sync_type {
   CRT_SYNC_NETDEVS_DONE,  /* answers NETDEVS */
   CRT_SYNC_FIFO,          /* init: the exec FIFO to park on */
   CRT_SYNC_FIFO_FD,       /* answers FIFO: the FIFO attached, none for run's direct start */
+  CRT_SYNC_LOG,           /* init or exec: payload a level digit and a log line, for the runtime's
+                           * log (never answered; crt_sync_recv writes it and reads on) */
 };
 
 /* The exec FIFO: written by the init once start opened it */

@@ -91,16 +91,18 @@ static void exec_process(exec_ctx *c) {
   const crt_process *p = c->o->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
+  crt_sync_log_to(c->sync); /* warnings to exec's log, not the process's stdio */
   /* PR_SET_PDEATHSIG fails only for an invalid signal; a runtime that
    * died before it is noticed at the next crt_sync_expect (EOF). */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* a host cgroupfs directory: never held inside the container */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
-  /* execCPUAffinity.final applies once in the cgroup; without it an
-   * initial list is undone (every CPU the cgroup's cpuset allows) */
+  /* execCPUAffinity.final applies once in the cgroup; without it every
+   * CPU the cgroup's cpuset allows: an initial list is undone (config.md),
+   * and so is the affinity of a pinned caller (as runc >= 1.2 resets it) */
   const crt_exec_cpu_affinity *aff = p->exec_cpu_affinity;
-  if (aff && (aff->initial || aff->final)) CHILD_TRY(r, crt_set_cpu_list(aff->final, &err));
+  CHILD_TRY(r, crt_set_cpu_list(aff ? aff->final : NULL, &err));
   if (c->cgns_fd >= 0) {
     if (setns(c->cgns_fd, CLONE_NEWCGROUP) < 0) {
       crt_error(&err, errno, "setns cgroup namespace of pid %d", (int)c->init_pid);
@@ -165,11 +167,15 @@ __attribute__((noreturn)) static void stub_entry(exec_ctx *c) {
   const crt_child_report *r = &c->rep;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(255);
+  crt_sync_log_to(c->sync); /* warnings to exec's log, not the process's stdio */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* as in exec_process: cannot fail */
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   /* before setns, through the host's cgroupfs; cgroup2 only if clone3
    * could not clone us into it */
   CHILD_TRY(r, join_cgroup_self(c, !c->born, &err));
+  /* every CPU of the cgroup's cpuset, not a pinned caller's (as in
+   * exec_process; no execCPUAffinity comes this way) */
+  CHILD_TRY(r, crt_set_cpu_list(NULL, &err));
   if (!(join_namespaces(c, 0) & CLONE_NEWPID)) {
     crt_error(&err, 0, "the container's pid namespace is crt's own: refusing to enter it from crt's binary");
     crt_child_fail(r, err);

@@ -140,7 +140,8 @@ static void drop_fill(char *buf, size_t *len, size_t n) {
  * still parked (an init that exec'd or died writes nothing more). */
 #define LOOK_MS 100
 
-/* Reads the FIFO until EOF after the init's first byte; buf gets it all. */
+/* Reads the FIFO until EOF after the init's first byte, or until the init
+ * that wrote it to us is seen past its execve; buf gets it all. */
 static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t size, size_t *len, crt_err **err) {
   for (;;) {
     struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
@@ -156,6 +157,11 @@ static int read_fifo(int fd, const crt_state *s, int pidfd, char *buf, size_t si
       continue;
     }
     if (n == 0 && *len > 0) return 0; /* EOF: the init's execve closed its end */
+    /* Its byte came to us, so this start released it; a new exe then means
+     * its execve is past the point of no return, though the kernel has not
+     * yet closed the FIFO: a throttled or slow init can sit between the
+     * two for as long as it waits for CPU (issue 57, bug 5). */
+    if (seen > 0 && *len > 0) return 0;
     if (seen) return init_error(seen, err); /* no writer yet, or nothing written */
   }
 }

@@ -119,6 +119,7 @@ static char *container_view_json(const init_ctx *c, enum crt_status st) {
 static void park_without_process(init_ctx *c, int log_prev) {
   crt_procfs_close();
   crt_log_release(log_prev);
+  crt_sync_log_to(-1); /* create reads no LOG after READY */
   (void)prctl(PR_SET_PDEATHSIG, 0); /* cannot fail: 0 is a valid signal */
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_err *err = NULL;
@@ -369,6 +370,7 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
   /* From here on the runtime may exit: do not die with it.  (0 is a valid
    * signal: this prctl cannot fail.) */
   (void)prctl(PR_SET_PDEATHSIG, 0);
+  crt_sync_log_to(-1); /* create reads no LOG after READY */
   if (crt_sync_send(c->sync, CRT_SYNC_READY, NULL, 0, -1) < 0) {
     crt_error(&err, errno, "tell the runtime the init is ready");
     crt_child_fail(&c->rep, err);
@@ -421,6 +423,8 @@ static void init_main(init_ctx *c) {
   const crt_process *p = spec->process;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(1);
+  /* our warnings to create's log, never onto the container's stdio */
+  crt_sync_log_to(c->sync);
   /* --debug: our own clock, our lines to create's log until READY */
   crt_stages st = {0};
   int log_prev = crt_log_hold();

@@ -2,8 +2,10 @@
 #include "crt/sync.h"
 
 #include "crt/fs.h"
+#include "crt/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,7 +33,7 @@ static void close_fds(crt_sync_msg *m) {
   m->fd = -1;
 }
 
-int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {
+static int recv_one(int sock, crt_sync_msg *m, crt_err **err) {
   struct iovec iov[2] = {{.iov_base = &m->type, .iov_len = sizeof m->type},
                          {.iov_base = m->data, .iov_len = sizeof m->data - 1}};
   union {
@@ -61,6 +63,34 @@ int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {
   }
   if (m->nfds) m->fd = m->fds[0];
   return 0;
+}
+
+int crt_sync_recv(int sock, crt_sync_msg *m, crt_err **err) {
+  for (;;) {
+    if (recv_one(sock, m, err) < 0) return -1;
+    if (m->type != CRT_SYNC_LOG) return 0;
+    close_fds(m);
+    if (m->len < 1 || m->data[0] < '0' + CRT_LOG_DEBUG || m->data[0] > '0' + CRT_LOG_ERROR) continue;
+    crt_log((enum crt_log_level)(m->data[0] - '0'), "%s", m->data + 1);
+  }
+}
+
+static int log_sock = -1;
+
+/* The sink of crt_sync_log_to: one LOG message per line.  A runtime gone
+ * meanwhile takes the line with it: never onto the container's stdio. */
+static void send_log(void *arg, enum crt_log_level lvl, const char *msg) {
+  (void)arg;
+  char buf[1024];
+  int n = snprintf(buf, sizeof buf, "%c%s", '0' + (int)lvl, msg);
+  if (n < 0) return;
+  size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+  (void)crt_sync_send(log_sock, CRT_SYNC_LOG, buf, len, -1);
+}
+
+void crt_sync_log_to(int sock) {
+  log_sock = sock;
+  crt_log_set_sink(sock >= 0 ? send_log : NULL, NULL);
 }
 
 int crt_sync_expect(int sock, uint32_t type, crt_sync_msg *m, crt_err **err) {

@@ -85,6 +85,21 @@ static int set_proc_caps(uint64_t eff, uint64_t prm, uint64_t inh, crt_err **err
   return r;
 }
 
+/* One warning for all of them (runc says it once per capability): "can't
+ * raise ambient capability CAP_X: operation not permitted", runc's words
+ * for one, "capabilities CAP_X, CAP_Y" for more. */
+static void warn_unraised(uint64_t unraised, int why) {
+  char names[1024] = "";
+  size_t len = 0;
+  int n = 0;
+  for (int cap = 0; cap < N_CAP_NAMES; cap++) {
+    if (!(unraised & (UINT64_C(1) << cap))) continue;
+    int w = snprintf(names + len, sizeof names - len, "%s%s", n++ ? ", " : "", cap_names[cap]);
+    if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
+  }
+  crt_warn("can't raise ambient %s %s: %s", n > 1 ? "capabilities" : "capability", names, crt_strerror(why));
+}
+
 int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
   uint64_t eff = 0, prm = 0, inh = 0, amb = 0;
   if (c) {
@@ -98,12 +113,16 @@ int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
   /* Kernels before 4.3 have no ambient set: fine as long as none is asked. */
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && (amb || errno != EINVAL))
     return crt_error(err, errno, "clearing the ambient capabilities");
+  uint64_t unraised = 0;
+  int why = 0;
   for (int cap = 0; cap < 64; cap++) {
     if (!(amb & (UINT64_C(1) << cap))) continue;
     /* runc >= 1.2: a cap the kernel will not raise (not permitted and
      * inheritable) is a warning, the container runs without it. */
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) == 0) continue;
-    crt_warn("can't raise ambient capability %s: %s", cap_names[cap], crt_strerror(errno));
+    unraised |= UINT64_C(1) << cap;
+    if (!why) why = errno; /* EPERM, for every one of them (cap_mask knows only caps of this kernel) */
   }
+  if (unraised) warn_unraised(unraised, why);
   return 0;
 }

@@ -82,17 +82,27 @@ int crt_set_mempolicy(const crt_spec *spec, crt_err **err) {
   return 0;
 }
 
+/* Every CPU: the kernel keeps those the task's cpuset allows (and, since
+ * Linux 6.2, asks for all of them again when the cpuset changes). */
+static int set_all_cpus(pid_t pid) {
+  cpu_set_t *set = CPU_ALLOC(LIST_BITS);
+  if (!set) return -1;
+  size_t size = CPU_ALLOC_SIZE(LIST_BITS);
+  memset(set, 0xff, size);
+  int rc = sched_setaffinity(pid, size, set);
+  int e = errno;
+  CPU_FREE(set);
+  errno = e;
+  return rc;
+}
+
 int crt_set_cpu_list(const char *list, crt_err **err) {
+  if (!list) return set_all_cpus(0) < 0 ? crt_error(err, errno, "sched_setaffinity \"all\"") : 0;
   cpu_set_t *set = CPU_ALLOC(LIST_BITS);
   if (!set) return crt_error(err, ENOMEM, "CPU list");
   size_t size = CPU_ALLOC_SIZE(LIST_BITS);
-  int rc = 0;
-  if (list) {
-    rc = crt_parse_id_list(list, (unsigned long *)set, LIST_BITS, err);
-  } else { /* every CPU: the kernel keeps those the cpuset allows */
-    memset(set, 0xff, size);
-  }
-  if (rc == 0 && sched_setaffinity(0, size, set) < 0) rc = crt_error(err, errno, "sched_setaffinity \"%s\"", list ? list : "all");
+  int rc = crt_parse_id_list(list, (unsigned long *)set, LIST_BITS, err);
+  if (rc == 0 && sched_setaffinity(0, size, set) < 0) rc = crt_error(err, errno, "sched_setaffinity \"%s\"", list);
   CPU_FREE(set);
   return rc;
 }
@@ -100,13 +110,15 @@ int crt_set_cpu_list(const char *list, crt_err **err) {
 int crt_cpu_move_off(pid_t child, crt_err **err) {
   cpu_set_t before, off;
   int here = sched_getcpu();
-  if (here < 0 || sched_getaffinity(child, sizeof before, &before) < 0) return 0;
-  if (CPU_COUNT(&before) < 2 || !CPU_ISSET(here, &before)) return 0;
-  off = before;
-  CPU_CLR(here, &off);
-  if (sched_setaffinity(child, sizeof off, &off) < 0) return 0; /* e.g. a cpuset without the others */
-  if (sched_setaffinity(child, sizeof before, &before) < 0)
-    return crt_error(err, errno, "give pid %d back its CPU affinity", (int)child);
+  if (here >= 0 && sched_getaffinity(child, sizeof before, &before) == 0 && CPU_COUNT(&before) >= 2 &&
+      CPU_ISSET(here, &before)) {
+    off = before;
+    CPU_CLR(here, &off);
+    (void)sched_setaffinity(child, sizeof off, &off); /* refused (a cpuset without the others): it stays */
+  }
+  /* not the caller's affinity back: a pinned caller (taskset, systemd's
+   * CPUAffinity=) does not pin the container (runc >= 1.2 resets it too) */
+  if (set_all_cpus(child) < 0) return crt_error(err, errno, "reset the CPU affinity of pid %d", (int)child);
   return 0;
 }
 

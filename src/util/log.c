@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 static int log_fd = -1;
+static crt_log_sink *log_sink;
+static void *log_sink_arg;
 static bool log_json;
 static bool log_debug;
 
@@ -128,9 +130,19 @@ static char *format_line(enum crt_log_level lvl, const char *msg) {
   return n > 0 ? line : NULL;
 }
 
+void crt_log_set_sink(crt_log_sink *sink, void *arg) {
+  log_sink = sink;
+  log_sink_arg = arg;
+}
+
 /* As runc: log lines go to the --log file, or else to stderr. */
 static void emit(enum crt_log_level lvl, const char *msg) {
   int saved = errno;
+  if (log_sink && lvl >= CRT_LOG_WARN) {
+    log_sink(log_sink_arg, lvl, msg);
+    errno = saved;
+    return;
+  }
   char *line = format_line(lvl, msg);
   if (line) write_all(log_fd >= 0 ? log_fd : STDERR_FILENO, line, strlen(line));
   free(line);

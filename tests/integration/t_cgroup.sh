@@ -378,3 +378,52 @@ test_ps_stopped_cgroup_gone() {
   assert_eq 0 "$rc" "ps -f json: $out"; assert_eq null "$out" "ps -f json"
   crt delete "$id" || fail "delete"
 }
+
+# cpus_allowed: the Cpus_allowed_list of a /proc/PID/status on stdin
+cpus_allowed() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | tr -d '\r'; }
+has_cpuset() {
+  [ -e /sys/fs/cgroup/cpuset/cpuset.cpus ] || grep -qw cpuset /sys/fs/cgroup/cgroup.controllers 2>/dev/null
+}
+
+# Issue 57 bug 8 (runc's cpu_affinity.bats 4-7): a caller pinned to one CPU
+# (taskset, systemd's CPUAffinity=) does not pin the container: its init
+# and an exec'd process run on every CPU of the container's cpuset (every
+# CPU without one), as runc >= 1.2 resets them; execCPUAffinity.final
+# still decides for an exec.  Guards crt_cpu_move_off (src/linux/numa.c,
+# create) and the resets in src/container/exec.c.  runc 1.1.5 passes the
+# caller's affinity on: skipped there.
+test_affinity_of_a_pinned_caller_is_reset() {
+  [ "$(nproc)" -ge 2 ] || { echo "skip: one CPU"; return 0; }
+  runc_before_1_2 && { echo "skip: runc < 1.2 keeps its caller's affinity"; return 0; }
+  local all; all=$(cpus_allowed </proc/self/status)
+  local first=${all%%[-,]*}
+  local second=$((first + 1))
+  make_bundle "$T/b" grep Cpus_allowed_list /proc/self/status
+  assert_eq "$all" "$(taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$(new_id)" </dev/null | cpus_allowed)" \
+    "the init's CPUs, run under taskset -c $first"
+  if has_cpuset; then
+    local cpus
+    for cpus in "$first-$second" "$second"; do
+      bundle_edit "$T/b" "c['linux'].setdefault('resources',{})['cpu']={'cpus':'$cpus','mems':'0'}"
+      assert_eq "$cpus" "$(taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" run -b "$T/b" "$(new_id)" </dev/null | cpus_allowed)" \
+        "the init's CPUs with cpuset $cpus, run under taskset -c $first"
+    done
+    bundle_edit "$T/b" "c['linux']['resources'].pop('cpu')"
+  fi
+  bundle_edit "$T/b" "c['process']['args']=['sleep','100']"
+  local id; id=$(new_id)
+  taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  assert_eq "$all" "$(cpus_allowed <"/proc/$(state_field "$id" pid)/status")" "the detached init's CPUs"
+  assert_eq "$all" "$(taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" exec "$id" grep Cpus_allowed_list /proc/self/status </dev/null | cpus_allowed)" \
+    "an exec'd process's CPUs, exec under taskset -c $first"
+  python3 - "$T/b/config.json" "$T/p.json" "$second" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["process"]
+p["args"] = ["grep", "Cpus_allowed_list", "/proc/self/status"]
+p["execCPUAffinity"] = {"final": sys.argv[3]}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+  assert_eq "$second" "$(taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" exec -p "$T/p.json" "$id" </dev/null | cpus_allowed)" \
+    "an exec'd process's CPUs with execCPUAffinity.final $second"
+  crt delete -f "$id"
+}

@@ -76,6 +76,35 @@ test_fifo_opened_from_inside() {
   crt delete -f "$id"
 }
 
+# Guards read_fifo in src/container/execfifo.c (issue 57 bug 5): start
+# took the init's byte and the init exec'd its program, but the FIFO's
+# write end stays open a while after the exe changed.  A throttled init
+# sits there (the kernel closes the fd late in execve, and a 1% CPU quota
+# can stop the init anywhere for 100 ms); here a process in the container
+# holds a write end through /proc/1/fd for two seconds, which makes the
+# same window last long enough to see every time.  start released the
+# init itself: it must succeed, not say the container was started from
+# elsewhere (it did on f85ef92).  runc passes too (it waits for the EOF).
+test_start_with_fifo_write_end_held() {
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['root']['readonly']=False"
+  local id; id=$(new_id)
+  crt create -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create"
+  local pid; pid=$(state_field "$id" pid)
+  # a write end opened from inside (its open returns at once, the init's
+  # O_RDWR end being a reader; runc's init holds an O_PATH fd: that open
+  # returns once start opens the FIFO)
+  crt exec -d --cap CAP_SYS_PTRACE "$id" sh -c 'for f in /proc/1/fd/*; do [ -p "$f" ] && { touch /tmp/opening; exec 5>"$f"; break; }; done; touch /tmp/opened; sleep 2' </dev/null >/dev/null 2>&1 ||
+    fail "exec the holder"
+  wait_for test -e "$T/b/rootfs/tmp/opening" || fail "no FIFO in /proc/1/fd of the created container"
+  is_crt && { wait_for test -e "$T/b/rootfs/tmp/opened" || fail "the holder did not open the FIFO"; }
+  run_rc crt start "$id"
+  assert_eq 0 "$rc" "start while another write end is open: $out"
+  assert_eq running "$(state_field "$id" status)" "status after start"
+  assert_eq sleep "$(cat /proc/$pid/comm)" "the user program"
+  crt delete -f "$id"
+}
+
 # Guards crt_seccomp_load_point's BEFORE_PARK (src/container/init.c,
 # init_park_and_exec): when crt itself runs up to the user's execve (here
 # for a startContainer hook), it loads the filter after READY and before

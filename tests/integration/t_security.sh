@@ -620,6 +620,56 @@ test_ambient_not_inheritable_warns() {
   assert_not_contains "$out" "CAP_KILL:"
 }
 
+# Issue 53 item 0: that warning is the runtime's, never the container's.
+# The init and exec's process hand their log lines to the runtime
+# (crt_sync_log_to, src/container/sync.c), which writes them to its --log
+# file or its own stderr, as runc's init sends them to its parent: on a
+# terminal the container's pty gets none (crt wrote them onto it), with
+# --log its stderr gets none.  crt says it once for all the capabilities
+# it could not raise (runc 1.3.6 once per capability: the count is crt's).
+test_ambient_warning_in_the_runtime_log_only() {
+  runc_before_1_2 && { echo "skip: runc < 1.2 does not warn"; return 0; }
+  . "$REPO/tests/integration/t_terminal.sh"
+  make_bundle "$T/b" sh -c 'echo out; echo err >&2'
+  bundle_edit "$T/b" "k=c['process']['capabilities']; k['inheritable']=[]; k['ambient']=['CAP_KILL', 'CAP_CHOWN']; k['permitted'].append('CAP_CHOWN'); k['bounding'].append('CAP_CHOWN')"
+  crt --log "$T/log" run -b "$T/b" "$(new_id)" </dev/null >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
+  assert_eq out "$(cat "$T/out")" "the container's stdout"
+  assert_eq err "$(cat "$T/err")" "the container's stderr with --log"
+  assert_contains "$(cat "$T/log")" "level=warning msg=\"can't raise ambient capabilit"
+  if is_crt; then
+    assert_eq 1 "$(grep -c "can't raise" "$T/log")" "warnings in the log: $(cat "$T/log")"
+    assert_contains "$(cat "$T/log")" "can't raise ambient capabilities CAP_CHOWN, CAP_KILL: operation not permitted"
+  fi
+  # a terminal, no --log: the warning on the runtime's stderr, not the pty
+  bundle_edit "$T/b" "c['process']['terminal']=True; c['process']['args']=['sh','-c','echo in-tty']"
+  recvtty_start tty; local rp=$RECVTTY_PID id; id=$(new_id)
+  crt run -d --console-socket "$T/tty.sock" -b "$T/b" "$id" </dev/null >"$T/out" 2>"$T/err" || fail "run -d: $(cat "$T/err")"
+  recvtty_wait "$rp" tty
+  assert_eq in-tty "$(tty_text tty)" "the container's terminal"
+  assert_contains "$(cat "$T/err")" "can't raise ambient capabilit" "run -d's stderr"
+  wait_for sh -c "'$CRT_BIN' --root '$CRT_ROOT' state '$id' | grep -q '\"stopped\"'" || fail "not stopped"
+  crt delete "$id"
+  # exec -t of a process asking the same
+  bundle_edit "$T/b" "c['process']['args']=['sleep','100']"
+  recvtty_start init null; local ri=$RECVTTY_PID
+  id=$(new_id)
+  crt run -d --console-socket "$T/init.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  python3 - "$T/b/config.json" "$T/p.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["process"]
+p["args"] = ["sh", "-c", "echo in-exec-tty"]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+  recvtty_start ex; local rx=$RECVTTY_PID
+  crt exec -d --console-socket "$T/ex.sock" -p "$T/p.json" "$id" </dev/null >"$T/out" 2>"$T/err" || fail "exec: $(cat "$T/err")"
+  recvtty_wait "$rx" ex
+  assert_eq in-exec-tty "$(tty_text ex)" "the exec'd process's terminal"
+  assert_contains "$(cat "$T/err")" "can't raise ambient capabilit" "exec's stderr"
+  crt delete -f "$id"
+  kill "$ri" 2>/dev/null; wait "$ri" 2>/dev/null
+  true
+}
+
 # Guards crt-stub for `crt exec` (CVE-2019-5736): the process entering the
 # container is not dumpable while it runs crt, so a process of the
 # container cannot open its /proc/PID/exe; it is caught in the act by

@@ -315,3 +315,38 @@ abc
 cat-rc=0" "$(printf '%s' "$got" | tr -d '\r')" "output through the pty"
   no_trace "$id"
 }
+
+# has_cpu_quota: the container's cgroup can take a CFS quota (v1 cpu
+# controller, or cpu enabled on the v2 root).
+has_cpu_quota() {
+  [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] || grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null
+}
+
+# Issue 57 bug 5, the scenario of runc's events.bats "events --stats with
+# psi data": run -d on a console socket (the init parks on the exec FIFO)
+# with 1% of a CPU, in a loop.  The throttled init can stop between the
+# change of its exe and the close of its FIFO in execve; start must not
+# take that for a container started from elsewhere (read_fifo in
+# src/container/execfifo.c; t_sec_init:test_start_with_fifo_write_end_held
+# holds that window open every time).  create + start, the same.
+test_run_detached_with_tiny_cpu_quota() {
+  has_cpu_quota || { echo "skip: no cpu controller for a quota"; return 0; }
+  term_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['linux'].setdefault('resources',{})['cpu']={'quota':1000,'period':100000}"
+  local i id rp
+  for i in $(seq 8); do
+    id=$(new_id)
+    recvtty_start "tty$i" null; rp=$RECVTTY_PID
+    if [ $((i % 2)) = 0 ]; then
+      run_rc crt run -d --console-socket "$T/tty$i.sock" -b "$T/b" "$id"
+      assert_eq 0 "$rc" "run -d #$i with cpu quota 1000: $out"
+    else
+      crt create --console-socket "$T/tty$i.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "create #$i"
+      run_rc crt start "$id"
+      assert_eq 0 "$rc" "start #$i with cpu quota 1000: $out"
+    fi
+    assert_eq running "$(state_field "$id" status)" "status #$i"
+    crt delete -f "$id" || fail "delete #$i"
+    recvtty_wait "$rp" "tty$i"
+  done
+}

@@ -157,6 +157,52 @@ static void test_opened_elsewhere(void **state) {
   free(parked_id);
 }
 
+/* Issue 57 bug 5: start took the init's byte, the init's exe changed, and
+ * the FIFO's write end is still open: the kernel closes it only late in
+ * execve, and a throttled init (a tiny CPU quota) can wait there for CPU.
+ * The holder stands in for that window: a copy of the write end kept open
+ * a while after the init exec'd.  start released this init itself: it
+ * started, not "from elsewhere". */
+static void test_slow_execve_is_started(void **state) {
+  (void)state;
+  crt_err *err = NULL;
+  int path_fd = -1, fd = -1;
+  assert_int_equal(crt_exec_fifo_create(dir, &path_fd, &err), 0);
+  int go[2];
+  assert_int_equal(pipe(go), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    if (read(go[0], &c, 1) != 1) _exit(2); /* until its exe is noted */
+    if (crt_exec_fifo_park(path_fd) < 0) _exit(2);
+    if (fork() == 0) { /* the write end outlives the execve by a second */
+      sleep(1);
+      _exit(0);
+    }
+    execl("/bin/sleep", "sleep", "5", (char *)NULL);
+    _exit(3);
+  }
+  close(go[0]);
+  close(path_fd);
+  char *parked_id = NULL;
+  assert_int_equal(crt_exec_fifo_parked_id(pid, &parked_id, &err), 0);
+  assert_non_null(parked_id);
+  assert_int_equal(write(go[1], "x", 1), 1);
+  close(go[1]);
+  crt_state s = {.pid = pid, .dir = dir, .parked_exe = parked_id};
+  assert_int_equal(crt_exec_fifo_release(dir, &fd, &err), 0);
+  bool hf = false;
+  int rc = crt_exec_fifo_await(fd, &s, -1, &hf, &err);
+  if (err) fprintf(stderr, "await: %s\n", err->msg);
+  assert_int_equal(rc, 0);
+  assert_null(err);
+  close(fd);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  free(parked_id);
+}
+
 static void test_console_rules(void **state) {
   (void)state;
   crt_err *err = NULL;
@@ -187,6 +233,7 @@ int main(void) {
       cmocka_unit_test(test_hook_failure_is_marked),
       cmocka_unit_test(test_create_twice_fails),
       cmocka_unit_test(test_opened_elsewhere),
+      cmocka_unit_test(test_slow_execve_is_started),
       cmocka_unit_test(test_console_rules),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
