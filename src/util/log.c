@@ -15,6 +15,7 @@
 static int log_fd = -1;
 static bool log_json;
 static bool log_debug;
+static bool log_off; /* crt_log_detach */
 
 int crt_log_init(const char *path, bool json, bool debug) {
   log_json = json;
@@ -130,6 +131,7 @@ static char *format_line(enum crt_log_level lvl, const char *msg) {
 
 /* As runc: log lines go to the --log file, or else to stderr. */
 static void emit(enum crt_log_level lvl, const char *msg) {
+  if (log_off) return;
   int saved = errno;
   char *line = format_line(lvl, msg);
   if (line) write_all(log_fd >= 0 ? log_fd : STDERR_FILENO, line, strlen(line));
@@ -188,6 +190,12 @@ void crt_stages_total_(const crt_stages *st) {
   crt_log(CRT_LOG_DEBUG, "%s: all stages took %.3fms", st->cmd, (double)(mono_ns() - st->t0) / 1e6);
 }
 
+void crt_log_detach(void) {
+  if (log_fd >= 0) close(log_fd);
+  log_fd = -1;
+  log_off = true;
+}
+
 int crt_log_hold(void) {
   int prev = log_fd;
   if (!log_debug) return prev;
@@ -197,7 +205,7 @@ int crt_log_hold(void) {
 }
 
 void crt_log_release(int prev) {
-  if (!log_debug) return;
+  if (!log_debug || log_off) return;
   if (log_fd >= 0 && log_fd != prev) close(log_fd);
   log_fd = prev;
 }
