@@ -116,10 +116,10 @@ static bool procfs_takes_pidns(int pidns) {
  * outside it, and after pivot_root forks the container's process into
  * it (init.c, enter_pid_ns).  Returns the namespace's fd for that, or -1
  * where the init could not join it late: from a new user namespace (it
- * has no capability over the pid namespace's owner), or from a joined
- * one that does not own it, or on a kernel whose procfs cannot show another
- * pid namespace than the mounter's; then the joiner joins it, as before.  An open
- * that fails here is the joiner's error to report. */
+ * has no capability over the pid namespace's owner), from a joined one
+ * that does not own it, or on a kernel whose procfs cannot show another
+ * pid namespace than the mounter's; then the joiner joins it, as before.
+ * An open that fails here is the joiner's error to report. */
 static int pidns_late(const crt_spec *spec) {
   const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID), *user = crt_spec_namespace(spec, CRT_NS_USER);
   if (!pid || !pid->path || !*pid->path || (user && (!user->path || !*user->path))) return -1;
@@ -416,7 +416,8 @@ static int take_container_pid(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_
   waitpid(first, NULL, 0);
   s->start_time = crt_proc_start_time(s->pid, NULL);
   CRT_STAGE(c->stages, "the process forked into the joined pid namespace (pid %d)", (int)s->pid);
-  int saved = hooks_before_ready(c) ? crt_state_save(c->opts->root, s, err) : crt_state_save_rescue(c->opts->root, s, err);
+  int saved = hooks_before_ready(c) ? crt_state_save(c->opts->root, s, err)
+                                    : crt_state_save_rescue(c->opts->root, s, err);
   if (saved < 0) return -1;
   return c->pidfd_sock >= 0 ? crt_pidfd_send(c->pidfd_sock, s->pid, "standard", err) : 0;
 }
@@ -793,8 +794,8 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   int rc = -1, ours_tty = -1, child_sync = -1;
   cleanup_close int pidfd_sock = -1;
   create_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
-                .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .pidns_fd = -1, .pidfd_sock = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
-                .listen_fds = listen_fds(), .stages = &st};
+                .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
+                .pidns_fd = -1, .pidfd_sock = -1, .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
