@@ -101,9 +101,9 @@ static bool owned_by(int ns_fd, const char *path) {
   return owner >= 0 && fstat(owner, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Whether procfs takes the pidns= option (Linux 6.17 on): the init, not
- * in the pid namespace when it mounts the container's /proc, shows that
- * one's processes there only through it. */
+/* Whether procfs takes the pidns= option (added to Linux in 2025): the
+ * init, not in the pid namespace when it mounts the container's /proc,
+ * shows that one's processes there only through it. */
 static bool procfs_takes_pidns(int pidns) {
   cleanup_close int fs = fsopen("proc", FSOPEN_CLOEXEC);
   return fs >= 0 && fsconfig(fs, FSCONFIG_SET_FD, "pidns", NULL, pidns) == 0;
