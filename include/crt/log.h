@@ -50,6 +50,9 @@ void crt_stages_total_(const crt_stages *st);
  * nothing without --debug. */
 int crt_log_hold(void);
 void crt_log_release(int prev);
+/* No more log lines from this process: the log file closed (a process
+ * about to enter a container's pid namespace must not hold a host file). */
+void crt_log_detach(void);
 
 /* In a process that becomes the container's (create's init, exec's
  * process): warnings and errors go to sink (with arg) instead of the log

@@ -13,8 +13,9 @@
 
 /* Clone flags for the namespaces the spec asks to create (no path). */
 int crt_ns_new_flags(const crt_spec *spec);
-/* setns into every namespace given by path, user namespace first. */
-int crt_ns_join_paths(const crt_spec *spec, crt_err **err);
+/* setns into every namespace given by path but those in skip (clone
+ * flags), the user namespace last (see namespaces.c). */
+int crt_ns_join_paths(const crt_spec *spec, int skip, crt_err **err);
 /* Joins the namespaces of a running process (exec), user first; skips
  * those it already shares.  *joined: the flags joined.  The namespace in
  * `defer` (one clone flag, or 0) is not joined: its fd is left in

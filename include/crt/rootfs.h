@@ -34,6 +34,11 @@ typedef struct {
    * already). */
   int (*cgroup_join)(void *arg, crt_err **err);
   void *cgroup_join_arg;
+  /* The pid namespace proc mounts show (a path to its nsfs file, procfs's
+   * pidns= option), when it is not the init's own: one joined by path,
+   * which only the init's last fork enters (init.c: enter_pid_ns).  NULL:
+   * the init's. */
+  const char *proc_pidns;
 } crt_rootfs_config;
 
 /* Makes rootfs a mount point, runs the mounts in config order (destinations

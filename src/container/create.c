@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -22,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/nsfs.h>
 
 #include "crt/cloned_binary.h"
 #include "crt/create.h"
@@ -76,14 +78,56 @@ typedef struct {
   int listen_fds;
   bool use_stub;
   bool direct;      /* run: no exec FIFO, no park (direct_wanted) */
+  int pidns_fd;     /* a pid namespace joined by path that the init enters only after pivot_root, or -1 */
+  bool pid_late;    /* so it does (pidns_late): the container's process comes with a PID message */
+  bool pid_taken;   /* the process forked into that pid namespace is s->pid; the first init reaped */
+  int pidfd_sock;   /* --pidfd-socket, connected; sent the container process's pidfd */
   crt_stages *stages;
 } create_ctx;
 
 /* A pid namespace joined by path already has processes, which would see
- * the init while it still runs crt (CVE-2019-5736 with CAP_SYS_PTRACE). */
+ * the container's process while it still runs crt (CVE-2019-5736 with
+ * CAP_SYS_PTRACE): the init, or the process it forks there (pidns_late). */
 static bool joins_pid_ns(const crt_spec *spec) {
   const crt_namespace *ns = crt_spec_namespace(spec, CRT_NS_PID);
   return ns && ns->path && *ns->path;
+}
+
+/* The user namespace a nsfs fd's namespace belongs to is the one at
+ * path. */
+static bool owned_by(int ns_fd, const char *path) {
+  struct stat a, b;
+  cleanup_close int owner = ioctl(ns_fd, NS_GET_USERNS);
+  return owner >= 0 && fstat(owner, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Whether procfs takes the pidns= option (added to Linux in 2025): the
+ * init, not in the pid namespace when it mounts the container's /proc,
+ * shows that one's processes there only through it. */
+static bool procfs_takes_pidns(int pidns) {
+  cleanup_close int fs = fsopen("proc", FSOPEN_CLOEXEC);
+  return fs >= 0 && fsconfig(fs, FSCONFIG_SET_FD, "pidns", NULL, pidns) == 0;
+}
+
+/* A pid namespace joined by path holds other containers' processes, which
+ * see every process in it, its /proc/PID/root and cwd included: the init
+ * would show them the host's filesystem until pivot_root (a sibling with
+ * CAP_SYS_PTRACE can write host files through it).  So the init stays
+ * outside it, and after pivot_root forks the container's process into
+ * it (init.c, enter_pid_ns).  Returns the namespace's fd for that, or -1
+ * where the init could not join it late: from a new user namespace (it
+ * has no capability over the pid namespace's owner), from a joined one
+ * that does not own it, or on a kernel whose procfs cannot show another
+ * pid namespace than the mounter's; then the joiner joins it, as before.
+ * An open that fails here is the joiner's error to report. */
+static int pidns_late(const crt_spec *spec) {
+  const crt_namespace *pid = crt_spec_namespace(spec, CRT_NS_PID), *user = crt_spec_namespace(spec, CRT_NS_USER);
+  if (!pid || !pid->path || !*pid->path || (user && (!user->path || !*user->path))) return -1;
+  int fd = open(pid->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if ((!user || owned_by(fd, user->path)) && procfs_takes_pidns(fd)) return fd;
+  close(fd);
+  return -1;
 }
 
 static bool needs_two_stage(const crt_spec *spec) {
@@ -127,7 +171,7 @@ static init_ctx init_inputs(const create_ctx *c, int child_sync) {
                     .console = c->console, .lock = c->lock, .cgroup_fd = c->cgroup_fd,
                     .cgroup_path = cgroup_at_clone(c), .netns_fd = c->netns_fd,
                     .netns_by_init = c->netns_by_init, .cg_tasks = c->cg_tasks, .listen_fds = c->listen_fds,
-                    .use_stub = c->use_stub, .stages = c->stages, .fifo = -1};
+                    .use_stub = c->use_stub, .stages = c->stages, .fifo = -1, .pidns_fd = c->pidns_fd};
 }
 
 static int spawn(create_ctx *c, int child_sync, pid_t *out, crt_err **err) {
@@ -349,6 +393,35 @@ static int answer_fifo(create_ctx *c, crt_state *s, crt_err **err) {
   return crt_state_save_spec(s, c->spec, err) < 0 || crt_state_save_ahead(s, err) < 0 ? -1 : 0;
 }
 
+/* Hooks that run while the container is being created (the init's state
+ * on their stdin; they may also ask `crt state`). */
+static bool hooks_before_ready(const create_ctx *c) {
+  const crt_hooks *h = c->spec->hooks;
+  return crt_hooks_runtime_create(h) || (h && h->create_container.len);
+}
+
+/* PID: the init forked the container's process into the pid namespace
+ * joined by path (pidns_late) and exits.  From here on the process is the
+ * container's pid (state.json, the rescue file, --pidfd-socket, every
+ * later command); the first init, our child as the process is, is reaped
+ * now. */
+static int take_container_pid(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_err **err) {
+  long v;
+  if (!c->pid_late || c->pid_taken) return crt_error(err, 0, "unexpected message %u from init", m->type);
+  if (crt_parse_long(m->data, 1, INT_MAX, &v) < 0)
+    return crt_error(err, EPROTO, "the init's process in the pid namespace: \"%s\" is no pid", m->data);
+  pid_t first = s->pid;
+  s->pid = (pid_t)v;
+  c->pid_taken = true;
+  waitpid(first, NULL, 0);
+  s->start_time = crt_proc_start_time(s->pid, NULL);
+  CRT_STAGE(c->stages, "the process forked into the joined pid namespace (pid %d)", (int)s->pid);
+  int saved = hooks_before_ready(c) ? crt_state_save(c->opts->root, s, err)
+                                    : crt_state_save_rescue(c->opts->root, s, err);
+  if (saved < 0) return -1;
+  return c->pidfd_sock >= 0 ? crt_pidfd_send(c->pidfd_sock, s->pid, "standard", err) : 0;
+}
+
 /* Which requests this container's init may make, and how many times:
  * MAPS and MOUNT_SOURCE only with a new user namespace, NETDEVS only with
  * netDevices, PRESTART only with such hooks; each once but MOUNT_SOURCE. */
@@ -412,13 +485,15 @@ static int drive_init(create_ctx *c, crt_state *s, crt_err **err) {
     if (crt_sync_recv(c->sync, m, err) < 0) return -1;
     if (m->type == CRT_SYNC_READY) break;
     if (m->type == CRT_SYNC_ERROR) return crt_error(err, 0, "%s", m->data);
-    if (answer(c, s, m, err) < 0) {
+    if ((m->type == CRT_SYNC_PID ? take_container_pid(c, s, m, err) : answer(c, s, m, err)) < 0) {
       prefer_init_error(c, m, err);
       return -1;
     }
   }
   if (!(c->answered & (1u << CRT_SYNC_CGROUP)) || !(c->answered & (1u << CRT_SYNC_FIFO)))
     return crt_error(err, 0, "the init was ready before it asked for its cgroup and the exec FIFO");
+  if (c->pid_late && !c->pid_taken)
+    return crt_error(err, 0, "the init was ready before it forked the process into the joined pid namespace");
   if (await_parked(c, err) < 0) return -1;
   CRT_STAGE(c->stages, "waited for the init: createContainer hooks, rootfs ready, process set up, filter loaded%s",
             c->direct ? ", execve" : "");
@@ -604,13 +679,6 @@ static bool direct_wanted(const crt_create_opts *o, const crt_spec *spec, bool u
   return o->start_now && use_stub && spec->process && !spec->process->terminal;
 }
 
-/* Hooks that run while the container is being created (the init's state
- * on their stdin; they may also ask `crt state`). */
-static bool hooks_before_ready(const create_ctx *c) {
-  const crt_hooks *h = c->spec->hooks;
-  return crt_hooks_runtime_create(h) || (h && h->create_container.len);
-}
-
 /* Stage 6: the init cloned, the rescue file (or state.json) naming it. */
 static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **err) {
   if (prepare_cgroup(c, s, err) < 0) return -1;
@@ -626,7 +694,8 @@ static int start_init(create_ctx *c, crt_state *s, int *child_sync, crt_err **er
   CRT_STAGE(c->stages, "clone (init pid %d)", (int)s->pid);
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   if (c->netns_fd >= 0) close(c->netns_fd);
-  c->cgroup_fd = c->netns_fd = -1;
+  if (c->pidns_fd >= 0) close(c->pidns_fd); /* the init's copy is the one it joins */
+  c->cgroup_fd = c->netns_fd = c->pidns_fd = -1;
   crt_cgroup_tasks_free(&c->cg_tasks);
   s->start_time = crt_proc_start_time(s->pid, NULL);
   /* as runc, once the init exists (and off the clone's path: the first
@@ -666,6 +735,7 @@ static void close_ctx(create_ctx *c) {
   if (c->cgroup_fd >= 0) close(c->cgroup_fd);
   crt_cgroup_tasks_free(&c->cg_tasks);
   if (c->mntns >= 0) close(c->mntns);
+  if (c->pidns_fd >= 0) close(c->pidns_fd);
   if (c->fifo >= 0) close(c->fifo);
   if (c->console >= 0) close(c->console);
   if (c->lock >= 0) close(c->lock);
@@ -725,7 +795,7 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   cleanup_close int pidfd_sock = -1;
   create_ctx c = {.spec = spec, .opts = o, .bundle = bundle, .sync = -1, .fifo = -1, .console = -1, .lock = -1,
                 .cgroup_fd = -1, .netns_fd = -1, .mntns = -1, .use_stub = use_stub, .direct = direct_wanted(o, spec, use_stub),
-                .listen_fds = listen_fds(), .stages = &st};
+                .pidns_fd = -1, .pidfd_sock = -1, .listen_fds = listen_fds(), .stages = &st};
   crt_state *s = calloc(1, sizeof *s);
   cleanup_free char *rootfs = NULL;
   char dir[PATH_MAX] = "";
@@ -751,8 +821,11 @@ int crt_container_create(const crt_create_opts *o, crt_create_result *res, crt_e
   if (open_channels(&c, &ours_tty, &child_sync, err) < 0) goto out;
   if (new_state(&c, dir, s, err) < 0) goto out;
   CRT_STAGE(&st, "state dir ready");
+  c.pidfd_sock = pidfd_sock; /* closed by us, used by the init's PID message too */
+  c.pid_late = (c.pidns_fd = pidns_late(spec)) >= 0;
   if (start_init(&c, s, &child_sync, err) < 0) goto out;
-  if (pidfd_sock >= 0 && crt_pidfd_send(pidfd_sock, s->pid, "standard", err) < 0) goto out;
+  /* the process in a pid namespace joined late: once it exists */
+  if (!c.pid_late && pidfd_sock >= 0 && crt_pidfd_send(pidfd_sock, s->pid, "standard", err) < 0) goto out;
   if (drive_init(&c, s, err) < 0) goto out;
   crt_test_point("create:ready");
   s->ready = true;

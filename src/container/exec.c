@@ -43,7 +43,7 @@ typedef struct {
   int init_pidfd; /* held since the init was checked: its pid cannot be reused meanwhile */
   int sync, errpipe, console;
   crt_child_report rep; /* errors go to errpipe */
-  int cgroup_fd; /* cgroup2 (v2, hybrid's unified): the cgroup to clone into, or -1 */
+  int cgroup_fd; /* cgroup2 (v2, hybrid's unified): the cgroup K is cloned into (the joiner closes it), or -1 */
   bool v1_self;  /* the joiner joins the v1 hierarchies itself (crt_cgroup_join_self) */
   int cgns_fd;   /* the cgroup namespace, joined once in the cgroup */
   bool use_stub; /* end in crt-stub (else crt runs from a sealed copy) */
@@ -95,8 +95,7 @@ static void exec_process(exec_ctx *c) {
   /* PR_SET_PDEATHSIG fails only for an invalid signal; a runtime that
    * died before it is noticed at the next crt_sync_expect (EOF). */
   (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-  /* a host cgroupfs directory: never held inside the container */
-  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  /* the joiner kept no host cgroupfs directory for us (joiner) */
   CHILD_TRY(r, crt_sync_expect(c->sync, CRT_SYNC_CGROUP_DONE, m, &err));
   /* execCPUAffinity.final applies once in the cgroup; without it every
    * CPU the cgroup's cpuset allows: an initial list is undone (config.md),
@@ -155,8 +154,17 @@ static void joiner(exec_ctx *c) {
   if (aff && aff->initial) CHILD_TRY(&c->rep, crt_set_cpu_list(aff->initial, &err));
   /* before setns: the host's cgroupfs paths; the clone below inherits them */
   if (c->v1_self) CHILD_TRY(&c->rep, join_cgroup_self(c, false, &err));
+  /* The process is born in the container's pid namespace, where the
+   * container's processes see its fds: never with a host directory (the
+   * cgroup2 one: "../.." from it reaches the host's root) nor the --log
+   * file.  So it is not cloned into the cgroup; the runtime moves it
+   * there by pid (crt_cgroup_join), and it logs nothing (its errors take
+   * the error pipe). */
+  if (c->cgroup_fd >= 0) close(c->cgroup_fd);
+  c->cgroup_fd = -1;
+  crt_log_detach();
   join_namespaces(c, defer);
-  crt_joiner_clone(0, c->cgroup_fd, NULL, "clone", &c->rep, exec_entry, c);
+  crt_joiner_clone(0, -1, NULL, "clone", &c->rep, exec_entry, c);
 }
 
 /* The stub entry's K (see spawn_process): crt's child, in the container's

@@ -309,8 +309,8 @@ static void init_mount(init_ctx *c, crt_rootfs_config *rc, bool mntns, crt_sync_
   CRT_STAGE(c->stages, "waited for the runtime's prestart and createRuntime hooks, the exec FIFO");
 }
 
-/* Stage 3: createContainer hooks, into the new root, the terminal, the
- * root made read-only and masked, the session keyring. */
+/* Stage 3: createContainer hooks, into the new root (and a missing cwd
+ * made there). */
 static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
@@ -336,6 +336,14 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
    * root, where no path resolves outside it, and before it turns
    * read-only.  exec does not do this (nor does runc). */
   if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
+}
+
+/* The rest of stage 3: the terminal, the root made read-only and masked,
+ * the session keyring. */
+static void init_root_ready(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
+  crt_err *err = NULL;
+  const crt_child_report *r = &c->rep;
+  const crt_process *p = c->spec->process;
   if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, true, &err));
   else if (c->console >= 0) close(c->console);
   if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
@@ -415,12 +423,90 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
   _exit(1);
 }
 
-/* Runs in the final init process; never returns. */
-static void init_main(init_ctx *c) {
+/* What the init's last stages need of init_main's. */
+typedef struct {
+  init_ctx *c;
+  crt_rootfs_config *rc;
+  bool mntns;
+  int log_prev; /* crt_log_hold's */
+} init_rest;
+
+/* From the terminal to the user's program (the rest of stage 3, stages 4
+ * and 5): in the init, or in the process it forked into a pid namespace
+ * joined by path.  Never returns. */
+static void init_finish(init_rest *x) {
   crt_err *err = NULL;
+  init_ctx *c = x->c;
   const crt_child_report *r = &c->rep;
   const crt_spec *spec = c->spec;
   const crt_process *p = spec->process;
+  /* the hooks' pid is ours as the container sees it */
+  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
+  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
+  if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
+  init_root_ready(c, x->rc, x->mntns);
+  if (!p) park_without_process(c, x->log_prev);
+  /* Stage 4: the process itself. */
+  /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
+  int preserve = c->opts->preserve_fds + c->listen_fds;
+  char listen_env[32] = "";
+  const char *extra[3] = {NULL, NULL, NULL};
+  if (c->listen_fds > 0) {
+    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", c->listen_fds);
+    extra[0] = listen_env;
+    extra[1] = "LISTEN_PID=1";
+  }
+  crt_finalize_in fin = {.spec = spec, .p = p, .cwd_origin = "in config.json", .extra_env = extra,
+                         .userns = x->rc->userns, .use_stub = c->use_stub, .parks = true, .sync = c->sync};
+  crt_finalized fo;
+  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
+  CRT_STAGE(c->stages, "process set up (user, capabilities, seccomp)");
+  CRT_STAGES_TOTAL(c->stages);
+  crt_log_release(x->log_prev);
+  if (c->fifo >= 0) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
+  init_park_and_exec(c, &fo, start_json, preserve);
+}
+
+/* The process forked into the joined pid namespace: the runtime's child,
+ * which dies with it until READY, as the init did. */
+static void finish_entry(void *x) {
+  /* fails only for an invalid signal; a runtime gone already is noticed
+   * at our next message (EPIPE) */
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  init_finish(x);
+}
+
+/* A pid namespace joined by path (create.c: pidns_late) is entered only
+ * now, in the new root: its other processes see every process in it, and
+ * through /proc/PID/root, /cwd and /fd whatever that process can reach.
+ * setns moves only our children, so the process forked now is the first
+ * of ours there; it holds no host path (root and cwd in the container's
+ * root, the procfs handle and the log closed, the host's directories
+ * closed long ago) and finishes the init's work; we tell the runtime its
+ * pid and exit (crt_joiner_clone).  Never returns. */
+static void enter_pid_ns(init_rest *x) {
+  crt_err *err = NULL;
+  init_ctx *c = x->c;
+  /* made in the host's pid namespace, reaching its /proc/1/root */
+  crt_procfs_close();
+  CRT_STAGE(c->stages, "rootfs entered; next: the process forked into the pid namespace");
+  /* the --log file (or a copy): a host file; the process logs nothing,
+   * its errors reach the runtime as ERROR */
+  crt_log_release(x->log_prev);
+  crt_log_detach();
+  if (setns(c->pidns_fd, CLONE_NEWPID) < 0) {
+    const crt_namespace *ns = crt_spec_namespace(c->spec, CRT_NS_PID);
+    crt_error(&err, errno, "setns pid namespace %s", ns && ns->path ? ns->path : "?");
+    crt_child_fail(&c->rep, err);
+  }
+  close(c->pidns_fd);
+  c->pidns_fd = -1;
+  crt_joiner_clone(0, -1, NULL, "fork the container's process into its pid namespace", &c->rep, finish_entry, x);
+}
+
+/* Runs in the final init process; never returns. */
+static void init_main(init_ctx *c) {
+  const crt_spec *spec = c->spec;
   crt_sync_msg *m = malloc(sizeof *m);
   if (!m) _exit(1);
   /* our warnings to create's log, never onto the container's stdio */
@@ -444,33 +530,18 @@ static void init_main(init_ctx *c) {
                           .cgroup_join = join_cgroup};
   cgroup_wait cw = {.c = c, .rc = &rc, .m = m};
   rc.cgroup_join_arg = &cw;
+  char pidns[40];
+  if (c->pidns_fd >= 0) {
+    snprintf(pidns, sizeof pidns, "/proc/self/fd/%d", c->pidns_fd); /* resolved in our mount namespace */
+    rc.proc_pidns = pidns;
+  }
   init_enter(c, &cw, m);
   CRT_STAGE(&st, "namespaces joined (network, root in the user namespace)");
   init_mount(c, &rc, mntns, m);
-  bool start_hooks = spec->hooks && spec->hooks->start_container.len;
-  cleanup_free char *start_json = start_hooks ? container_view_json(c, CRT_STATUS_CREATED) : NULL;
-  if (start_hooks && !start_json) CHILD_TRY(r, crt_error(&err, ENOMEM, "startContainer hooks: state"));
   init_enter_root(c, &rc, mntns);
-  if (!p) park_without_process(c, log_prev);
-  /* Stage 4: the process itself. */
-  /* socket activation: LISTEN_FDS fds after the preserved ones stay open */
-  int preserve = c->opts->preserve_fds + c->listen_fds;
-  char listen_env[32] = "";
-  const char *extra[3] = {NULL, NULL, NULL};
-  if (c->listen_fds > 0) {
-    snprintf(listen_env, sizeof listen_env, "LISTEN_FDS=%d", c->listen_fds);
-    extra[0] = listen_env;
-    extra[1] = "LISTEN_PID=1";
-  }
-  crt_finalize_in fin = {.spec = spec, .p = p, .cwd_origin = "in config.json", .extra_env = extra,
-                         .userns = rc.userns, .use_stub = c->use_stub, .parks = true, .sync = c->sync};
-  crt_finalized fo;
-  CHILD_TRY(r, crt_process_finalize(&fin, &fo, &err));
-  CRT_STAGE(&st, "process set up (user, capabilities, seccomp)");
-  CRT_STAGES_TOTAL(&st);
-  crt_log_release(log_prev);
-  if (c->fifo >= 0) CHILD_TRY(r, check_fd_for_fifo(c->sync, &err));
-  init_park_and_exec(c, &fo, start_json, preserve);
+  init_rest rest = {.c = c, .rc = &rc, .mntns = mntns, .log_prev = log_prev};
+  if (c->pidns_fd >= 0) enter_pid_ns(&rest);
+  init_finish(&rest);
 }
 
 static void init_entry(void *c) {
@@ -481,7 +552,8 @@ static void init_entry(void *c) {
  * clone() cannot create), then clone the init as our parent's child. */
 static void joiner_main(init_ctx *c, int flags) {
   crt_err *err = NULL;
-  CHILD_TRY(&c->rep, crt_ns_join_paths(c->spec, &err));
+  /* a pid namespace the init enters late: never the joiner */
+  CHILD_TRY(&c->rep, crt_ns_join_paths(c->spec, c->pidns_fd >= 0 ? CLONE_NEWPID : 0, &err));
   if (flags & CLONE_NEWTIME) {
     if (unshare(CLONE_NEWTIME) < 0) {
       crt_error(&err, errno, "unshare time namespace");

@@ -38,6 +38,8 @@ typedef struct init_ctx {
   bool use_stub;          /* end in crt-stub (else crt runs from a sealed copy) */
   crt_stages *stages;     /* --debug timings: in the init its own */
   int fifo;               /* init: the exec FIFO, from the answer to PRESTART; -1: run's direct start */
+  int pidns_fd;           /* a pid namespace joined by path, entered only after pivot_root (or -1): the
+                           * joiner skips it, the init forks the container's process into it */
 } init_ctx;
 
 /* In the cloned child; never returns.  joiner: first join the namespaces

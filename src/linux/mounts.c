@@ -483,7 +483,12 @@ static int mount_special(const mctx *c, long magic, crt_err **err) {
                      c->idx, c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   const char *src = c->m->source ? c->m->source : c->type;
-  if (mount_at(c, src, dst, c->type, flags, c->o->data, err) < 0) {
+  cleanup_free char *data = NULL;
+  const char *pidns = magic == PROC_SUPER_MAGIC ? c->cfg->proc_pidns : NULL;
+  if (pidns && asprintf(&data, "%s%spidns=%s", c->o->data ? c->o->data : "", c->o->data && *c->o->data ? "," : "",
+                        pidns) < 0)
+    return crt_error(err, ENOMEM, "mounts[%zu]", c->idx);
+  if (mount_at(c, src, dst, c->type, flags, data ? data : c->o->data, err) < 0) {
     if (magic != SYSFS_MAGIC || (*err)->errnum != EPERM || !c->cfg->userns) return -1;
     /* A user namespace without its own network namespace may not mount
      * sysfs: show the host's, read-only. */

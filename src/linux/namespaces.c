@@ -73,7 +73,7 @@ static int setns_one(int fd, const crt_namespace *ns, crt_err **err) {
  * it.  One that refuses (EPERM) is tried again from inside the user
  * namespace.  A joined user namespace makes us its root, as a new one does
  * once its maps are written. */
-int crt_ns_join_paths(const crt_spec *spec, crt_err **err) {
+int crt_ns_join_paths(const crt_spec *spec, int skip, crt_err **err) {
   const crt_linux *l = spec->linux_;
   if (!l) return 0;
   int fds[64];
@@ -82,7 +82,7 @@ int crt_ns_join_paths(const crt_spec *spec, crt_err **err) {
   for (size_t i = 0; i < n; i++) {
     const crt_namespace *ns = &l->namespaces[i];
     fds[i] = -1;
-    if (!ns->path || !*ns->path || rc < 0) continue;
+    if (!ns->path || !*ns->path || rc < 0 || (crt_ns_clone_flag(ns->type) & skip)) continue;
     if ((fds[i] = open(ns->path, O_RDONLY | O_CLOEXEC)) < 0)
       rc = crt_error(err, errno, "open %s namespace %s", crt_ns_name(ns->type), ns->path);
     if (ns->type == CRT_NS_USER) user = (int)i;

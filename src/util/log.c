@@ -17,6 +17,7 @@ static crt_log_sink *log_sink;
 static void *log_sink_arg;
 static bool log_json;
 static bool log_debug;
+static bool log_off; /* crt_log_detach */
 
 int crt_log_init(const char *path, bool json, bool debug) {
   log_json = json;
@@ -138,11 +139,14 @@ void crt_log_set_sink(crt_log_sink *sink, void *arg) {
 /* As runc: log lines go to the --log file, or else to stderr. */
 static void emit(enum crt_log_level lvl, const char *msg) {
   int saved = errno;
+  /* a sink (the sync socket to the runtime) still takes warnings after
+   * crt_log_detach: it is no host file */
   if (log_sink && lvl >= CRT_LOG_WARN) {
     log_sink(log_sink_arg, lvl, msg);
     errno = saved;
     return;
   }
+  if (log_off) return;
   char *line = format_line(lvl, msg);
   if (line) write_all(log_fd >= 0 ? log_fd : STDERR_FILENO, line, strlen(line));
   free(line);
@@ -200,6 +204,12 @@ void crt_stages_total_(const crt_stages *st) {
   crt_log(CRT_LOG_DEBUG, "%s: all stages took %.3fms", st->cmd, (double)(mono_ns() - st->t0) / 1e6);
 }
 
+void crt_log_detach(void) {
+  if (log_fd >= 0) close(log_fd);
+  log_fd = -1;
+  log_off = true;
+}
+
 int crt_log_hold(void) {
   int prev = log_fd;
   if (!log_debug) return prev;
@@ -209,7 +219,7 @@ int crt_log_hold(void) {
 }
 
 void crt_log_release(int prev) {
-  if (!log_debug) return;
+  if (!log_debug || log_off) return;
   if (log_fd >= 0 && log_fd != prev) close(log_fd);
   log_fd = prev;
 }
