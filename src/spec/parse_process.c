@@ -106,7 +106,8 @@ static int parse_ioprio(jp *p, yajl_val o, crt_ioprio *io) {
     jp_push(p, ".class");
     return jp_fail(p, "unknown I/O priority class \"%s\"", io->class_name);
   }
-  return f_int(p, o, "priority", true, 0, 7, &io->priority, NULL);
+  /* runc: a missing priority is 0 (crun's io-priority-idle gives none) */
+  return f_int(p, o, "priority", false, 0, 7, &io->priority, NULL);
 }
 
 static int parse_console_size(jp *p, yajl_val o, crt_process *pr) {

@@ -654,3 +654,26 @@ test_pidfd_socket() {
   [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"
   run_rc crt exec --pidfd-socket "$T/none.sock" nosuch-$$ true; assert_ne 0 "$rc" "exec with no listener"
 }
+
+# Guards parse_ioprio (src/spec/parse_process.c) with runc's ioprio.bats:
+# the init and an exec take config.json's ioPriority, and a process.json
+# whose ioPriority has a class and no priority (crun's io-priority-idle
+# writes it so) is accepted, priority 0, as runc decodes it.
+test_ioprio_applied_priority_optional() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['process']['ioPriority']={'class':'IOPRIO_CLASS_BE','priority':4}"
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null || fail "run with an ioPriority"
+  assert_eq "best-effort: prio 4" "$(crt exec "$id" ionice -p 1)" "the init's I/O priority"
+  assert_eq "best-effort: prio 4" "$(crt exec "$id" ionice)" "an exec's I/O priority"
+  echo '{"terminal": false, "ioPriority": {"class": "IOPRIO_CLASS_IDLE"}, "args": ["/bin/ionice"], "cwd": "/"}' >"$T/p.json"
+  run_rc crt exec --process "$T/p.json" "$id"
+  assert_eq 0 "$rc" "exec of a process with no ioPriority.priority: $out"
+  assert_eq idle "$out" "the exec's I/O priority"
+  # the same in config.json: the container's init
+  bundle_edit "$T/b" "c['process']['ioPriority']={'class':'IOPRIO_CLASS_IDLE'}; c['process']['args']=['ionice']"
+  run_rc crt run -b "$T/b" "$(new_id)"
+  assert_eq 0 "$rc" "run with no ioPriority.priority: $out"
+  assert_eq idle "$out" "the init's I/O priority"
+  crt delete -f "$id"
+}
