@@ -234,6 +234,13 @@ test_zero_resources_mean_unset() {
   crt run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run with zero resources: $(cat "$T/out")"
   assert_eq 1024 "$(cg_file "$id" cpu cpu.shares)" "cpu.shares left at the default"
   assert_eq max "$(cg_file "$id" pids pids.max)" "pids.max left at the default"
+  # update's pids limit 0 leaves pids.max too, as runc 1.3.6 does on v1
+  # (cgroups.bats, update.bats "update pids.limit": runc 1.4 reads 0 as a
+  # limit of 1, the runtime-spec 1.2.1 meaning; runc 1.3 does not yet)
+  crt update --pids-limit 5 "$id" || fail "update --pids-limit 5"
+  crt update --pids-limit 0 "$id" || fail "update --pids-limit 0"
+  echo '{"pids":{"limit":0}}' | crt update -r - "$id" || fail "update -r with pids limit 0"
+  assert_eq 5 "$(cg_file "$id" pids pids.max)" "pids.max after updates with limit 0"
   crt delete -f "$id"
 }
 
