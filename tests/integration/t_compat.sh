@@ -507,7 +507,8 @@ hook_fails() {
 # Guards crt_hooks_run_at (src/container/hooks.c): a failing hook's error
 # holds runc's phrases, "error running ... hook #N", the exit status, and
 # for a hook killed by SIGSYS (a seccomp kill) "bad system call".  crt, as
-# current runc, also names the kind: "error running prestart hook #1:".
+# current runc, also names the kind and words the rest as runc 1.3.6 does:
+# "error running prestart hook #1: exit status 3, stdout: ..., stderr: ...".
 test_failing_hook_error_phrases() {
   make_bundle "$T/b" true
   local kind
@@ -516,10 +517,15 @@ test_failing_hook_error_phrases() {
     assert_eq 1 "$rc" "$kind hook exiting 3: $out"
     [[ $out =~ error\ running( $kind)?\ hook\ \#1: ]] || fail "$kind: no 'error running hook #1:' in: $out"
     assert_contains "$out" "exit status 3"; assert_contains "$out" "to-stderr"
-    if is_crt; then assert_contains "$out" "error running $kind hook #1: /bin/sh: exit status 3"; fi
+    runc_before_1_2 || assert_contains "$out" 'error running '$kind' hook #1: exit status 3, stdout: to-stdout\n, stderr: to-stderr\n"'
     hook_fails "$kind" 'kill -SYS $$'
     assert_eq 1 "$rc" "$kind hook killed by SIGSYS: $out"
     assert_contains "$out" "bad system call"
+    runc_before_1_2 || assert_contains "$out" "error running $kind hook #1: signal: bad system call, stdout: , stderr: "
+    bundle_edit "$T/b" "c['hooks']={'$kind':[{'path':'/nonexistent-hook'}]}"
+    run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+    assert_eq 1 "$rc" "$kind hook that does not exist: $out"
+    runc_before_1_2 || assert_contains "$out" "error running $kind hook #0: fork/exec /nonexistent-hook: no such file or directory"
   done
   [ -z "$(crt list -q)" ] || fail "a failed hook left a container"
 }
