@@ -99,7 +99,7 @@ test_config_linux_md_memory_policy() {
   done
   local bad
   for bad in "{'mode':'MPOL_BIND','nodes':'0-x'}|.linux.memoryPolicy.nodes" \
-             "{'mode':'MPOL_BIND'}|.linux.memoryPolicy.nodes: MPOL_BIND needs nodes" \
+             "{'mode':'MPOL_BIND'}|.linux.memoryPolicy.nodes: MPOL_BIND mode requires nodes but got 0" \
              "{'mode':'MPOL_BOGUS','nodes':'0'}|.linux.memoryPolicy.mode"; do
     bundle_edit "$T/b" "c['linux']['memoryPolicy']=${bad%%|*}"
     run_rc crt run -b "$T/b" "$(new_id)" </dev/null

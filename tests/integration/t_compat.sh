@@ -683,3 +683,32 @@ test_ioprio_applied_priority_optional() {
   assert_eq idle "$out" "the init's I/O priority"
   crt delete -f "$id"
 }
+
+# Guards parse_mempolicy (src/spec/parse_linux.c) and crt_mempolicy_validate
+# (src/linux/numa.c) with runc main's memorypolicy.bats 4-10: its refusals
+# in its words.  runc 1.3.6 has no memoryPolicy (`runc features` lists
+# none; it ignores the key and runs each of these), so the refusals are
+# checked only where the runtime under test lists memoryPolicy.
+test_memory_policy_refusals() {
+  make_bundle "$T/b" sh -c 'head -n 1 /proc/self/numa_maps | cut -d " " -f 2'
+  local has=1
+  "$CRT_BIN" features | python3 -c 'import json,sys; sys.exit(0 if "memoryPolicy" in json.load(sys.stdin).get("linux", {}) else 1)' || has=0
+  bundle_edit "$T/b" "c['linux']['memoryPolicy']={'mode':'MPOL_DEFAULT'}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 default" "$rc $out" "MPOL_DEFAULT without nodes"
+  local case
+  for case in "{}|invalid memory policy" \
+              "{'mode':'INTERLEAVE','nodes':'0'}|invalid memory policy" \
+              "{'mode':'MPOL_PREFERRED','nodes':'0','flags':['MPOL_F_RELATIVE_NODES','badflag']}|invalid memory policy flag" \
+              "{'nodes':'0-7'}|invalid memory policy mode" \
+              "{'mode':'MPOL_DEFAULT','nodes':'0-7'}|mode requires 0 nodes but got 8" \
+              "{'mode':'MPOL_BIND','nodes':'0-9876543210','flags':[]}|invalid memory policy node"; do
+    bundle_edit "$T/b" "c['linux']['memoryPolicy']=${case%%|*}"
+    run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+    if [ $has = 0 ]; then
+      assert_eq 0 "$rc" "a runtime without memoryPolicy ignores ${case%%|*}: $out"; continue
+    fi
+    assert_eq 1 "$rc" "run with memoryPolicy ${case%%|*}: $out"
+    assert_contains "$out" "${case#*|}"
+  done
+}

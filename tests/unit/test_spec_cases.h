@@ -143,8 +143,8 @@ static const struct bad_case {
     {LX("'mountLabel':false"), E ".linux.mountLabel: expected string, got boolean"},
     {LX("'personality':{'flags':[]}"), E ".linux.personality.domain: missing required field"},
     {LX("'personality':{'domain':'LINUX64'}"), E ".linux.personality.domain: unknown personality domain 'LINUX64'"},
-    {LX("'memoryPolicy':{'mode':'MPOL_ANY'}"), E ".linux.memoryPolicy.mode: unknown memory policy mode 'MPOL_ANY'"},
-    {LX("'memoryPolicy':{'mode':'MPOL_BIND','flags':['MPOL_F_X']}"), E ".linux.memoryPolicy.flags[0]: unknown memory policy flag 'MPOL_F_X'"},
+    {LX("'memoryPolicy':{'mode':'MPOL_ANY'}"), E ".linux.memoryPolicy.mode: invalid memory policy mode 'MPOL_ANY'"},
+    {LX("'memoryPolicy':{'mode':'MPOL_BIND','flags':['MPOL_F_X']}"), E ".linux.memoryPolicy.flags[0]: invalid memory policy flag 'MPOL_F_X'"},
     /* malformed JSON */
     {"", E "invalid JSON: empty document"},
     {"{", E "invalid JSON at line 1, column 2: parse error: premature EOF"},
