@@ -45,8 +45,10 @@ static int parse_caps(jp *p, yajl_val o, crt_capabilities *c) {
 }
 
 static int parse_user(jp *p, yajl_val o, crt_user *u) {
-  if (f_u32(p, o, "uid", true, &u->uid) < 0) return -1;
-  if (f_u32(p, o, "gid", true, &u->gid) < 0) return -1;
+  /* runc: a missing uid or gid is 0, Go's zero value (the spec says
+   * REQUIRED; docs/spec-conformance.md) */
+  if (f_u32(p, o, "uid", false, &u->uid) < 0) return -1;
+  if (f_u32(p, o, "gid", false, &u->gid) < 0) return -1;
   if (f_cu64(p, o, "umask", UINT32_MAX, &u->umask) < 0) return -1;
   if (f_str(p, o, "username", false, &u->username) < 0) return -1;
   yajl_val v;

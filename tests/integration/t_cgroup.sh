@@ -338,3 +338,23 @@ test_v1_cgroup_refused_after_the_clone_leaves_nothing() {
   assert_eq 0 "$(grep -c "$T/b/rootfs" /proc/self/mountinfo)" "mounts left"
   [ ! -e "$T/poststop" ] || fail "poststop ran"
 }
+
+# Guards jp_get (src/spec/json.c): runc decodes config.json and update -r
+# with Go's encoding/json, where a key matches its field case-insensitively
+# when no key matches exactly; crt used to drop such keys silently (an
+# update that changed nothing, exit 0).  A process.user without gid is gid
+# 0 (Go's zero value), where crt refused it.
+test_go_key_matching_and_zero_gid() {
+  local id; id=$(new_id); run_limited "$id"
+  echo '{"CPU":{"Cpus":"0","Mems":"0"},"Memory":{"Limit":100663296},"pids":{"LIMIT":33}}' |
+    crt update -r - "$id" || fail "update -r with Go-cased keys"
+  assert_eq 0 "$(cg_file "$id" cpuset cpuset.cpus)" "cpuset.cpus from \"Cpus\""
+  assert_eq 100663296 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit from \"Memory\".\"Limit\""
+  assert_eq 33 "$(cg_file "$id" pids pids.max)" "pids.max from \"LIMIT\""
+  crt delete -f "$id"
+  make_bundle "$T/u" id
+  bundle_edit "$T/u" "c['process']['user']={'uid':1000}"
+  run_rc crt run -b "$T/u" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with a user without gid: $out"
+  assert_contains "$out" "uid=1000 gid=0"
+}

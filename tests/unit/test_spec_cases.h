@@ -50,7 +50,6 @@ static const struct bad_case {
     {PR("'consoleSize':{'height':-1,'width':2}"), E ".process.consoleSize.height: value -1 out of range (0 to 4294967295)"},
     {PR("'user':{'uid':4294967296,'gid':0}"), E ".process.user.uid: value 4294967296 out of range (0 to 4294967295)"},
     {PR("'user':{'uid':1.5,'gid':0}"), E ".process.user.uid: expected integer, got 1.5"},
-    {PR("'user':{'uid':0}"), E ".process.user.gid: missing required field"},
     {PR("'user':{'uid':0,'gid':0,'umask':-2}"), E ".process.user.umask: value -2 out of range (0 to 4294967295)"},
     {PR("'user':{'uid':0,'gid':0,'additionalGids':[1,'x']}"), E ".process.user.additionalGids[1]: expected number, got string"},
     {PR("'env':['A=1','B']"), E ".process.env[1]: invalid environment variable 'B': expected KEY=VALUE"},
