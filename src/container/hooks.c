@@ -58,9 +58,13 @@ static _Noreturn void child_fail(int fail_fd) {
  * directory, its stdin fed and its output read while it runs. */
 static void child_exec(const crt_hook *h, const crt_hook_place *at, const hook_fds *f) {
   setpgid(0, 0); /* a timeout kills the hook's whole process group */
-  if (at && at->dir && chdir(at->dir) < 0) child_fail(f->fail);
-  if (setup_stdio(f) < 0) child_fail(f->fail);
-  crt_close_fds_from(3, &f->fail, 1);
+  /* above 2 first: crt started with a standard fd closed may hold it
+   * there, where setup_stdio's dup2s would replace it */
+  int fail = fcntl(f->fail, F_DUPFD_CLOEXEC, 3);
+  if (fail < 0) _exit(127);
+  if (at && at->dir && chdir(at->dir) < 0) child_fail(fail);
+  if (setup_stdio(f) < 0) child_fail(fail);
+  crt_close_fds_from(3, &fail, 1);
   sigset_t all;
   sigemptyset(&all);
   sigprocmask(SIG_SETMASK, &all, NULL);
@@ -70,7 +74,7 @@ static void child_exec(const crt_hook *h, const crt_hook_place *at, const hook_f
    * (Go's exec.Cmd with a nil Env); with one, it gets exactly that. */
   char *const *envp = h->env.len ? h->env.v : at && at->env ? at->env : environ;
   execve(h->path, argv, envp);
-  child_fail(f->fail);
+  child_fail(fail);
 }
 
 /* What the hook printed on stdout or on stderr: its last 4 KiB, for the

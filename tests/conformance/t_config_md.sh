@@ -317,7 +317,7 @@ test_config_linux_md_required_fields_refused() {
   refused "c['linux']['uidMappings']=[{'hostID':0,'size':1}]; c['linux']['gidMappings']=[{'containerID':0,'hostID':0,'size':1}]" ".linux.uidMappings[0].containerID: missing required field"
   refused "c['linux']['uidMappings']=[{'containerID':0,'size':1}]" ".linux.uidMappings[0].hostID: missing required field"
   refused "c['linux']['gidMappings']=[{'containerID':0,'hostID':0}]" ".linux.gidMappings[0].size: missing required field"
-  refused "c['linux']['memoryPolicy']={'nodes':'0'}" ".linux.memoryPolicy.mode: missing required field"
+  refused "c['linux']['memoryPolicy']={'nodes':'0'}" '.linux.memoryPolicy.mode: invalid memory policy mode ""'
   refused "c['linux']['readonlyPaths']=['proc/sys']" ".linux.readonlyPaths[0]: path \"proc/sys\" is not absolute"
   refused "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','listenerMetadata':'x'}" ".linux.seccomp.listenerMetadata: set without listenerPath"
 }
