@@ -195,7 +195,9 @@ char *cg_sub_for(const char *spec, const char *hier) {
 }
 
 /* runc's getSubCgroupPaths refusals, a controller form on a pure cgroup2
- * host (runc's newSetnsProcess), and a path that climbs out. */
+ * host or a controller no v1 hierarchy has (runc's newSetnsProcess), and a
+ * path that climbs out: runc 1.3's words (" .. is not a sub cgroup path")
+ * after runc main's ("bad sub cgroup path"), which exec.bats match. */
 int crt_cgroup_sub_check(const crt_cgroup_root *root, const char *spec, crt_err **err) {
   size_t lines = 1;
   for (const char *l = spec; (l = strchr(l, '\n')); l++) lines++;
@@ -216,14 +218,15 @@ int crt_cgroup_sub_check(const crt_cgroup_root *root, const char *spec, crt_err 
           return crt_error(err, 0, "invalid --cgroup argument(s): controller %.*s specified multiple times", (int)lens[j], c);
       if (nn == 64) return crt_error(err, 0, "invalid --cgroup argument(s): too many controllers");
       /* runc: a pure cgroup2 host has one path, under no controller name */
-      if (root->mode == CRT_CGROUP_MODE_V2)
+      if (root->mode == CRT_CGROUP_MODE_V2 || !cg_v1_has_controller(root, c, (size_t)(ce - c)))
         return crt_error(err, 0, "unknown controller %.*s in SubCgroupPaths", (int)(ce - c), c);
       names[nn] = c;
       lens[nn++] = (size_t)(ce - c);
     }
     size_t pn = (size_t)(le - path);
     if (!pn || memmem(path, pn, "..", 2))
-      return crt_error(err, EINVAL, "cgroup: %.*s is not a sub cgroup path of the container's", (int)pn, path);
+      return crt_error(err, 0, "cgroup: bad sub cgroup path: %.*s is not a sub cgroup path of the container's", (int)pn,
+                       path);
   }
   return 0;
 }

@@ -188,6 +188,9 @@ int cg_v1_apply(const cg_driver *d, cg_journal *j, const char *path, const crt_r
 int cg_v1_devices(const char *dir, const crt_device_rule *rules, size_t n, crt_err **err);
 /* Directories of every v1 hierarchy (deduplicated), NULL-terminated. */
 char **cg_v1_hierarchies(const crt_cgroup_root *root);
+/* Whether the v1 controller name (n bytes; "name=X" for a named hierarchy)
+ * has a hierarchy under root. */
+bool cg_v1_has_controller(const crt_cgroup_root *root, const char *name, size_t n);
 
 /* ---- v2 (the unified hierarchy at unified_root; cgroup_v2.c) ---- */
 int cg_v2_enter(const char *unified_root, const char *path, const crt_spec *spec, bool rootless, bool apply,

@@ -39,6 +39,14 @@ static bool is_hierarchy(const crt_cgroup_root *root, const char *d, const struc
   return statfs(d, &fs) == 0 && fs.f_type == CGROUP_SUPER_MAGIC;
 }
 
+bool cg_v1_has_controller(const crt_cgroup_root *root, const char *name, size_t n) {
+  if (n > 5 && !strncmp(name, "name=", 5)) name += 5, n -= 5;
+  char d[PATH_MAX];
+  struct stat st;
+  if (!n || memchr(name, '/', n) || crt_fmt(d, sizeof d, "%s/%.*s", root->dir, (int)n, name) < 0) return false;
+  return stat(d, &st) == 0 && is_hierarchy(root, d, &st);
+}
+
 static char **detect_hierarchies(const crt_cgroup_root *root) {
   size_t n = sizeof v1_ctrls / sizeof v1_ctrls[0];
   char **v = calloc(n, sizeof *v);

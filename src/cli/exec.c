@@ -118,11 +118,8 @@ static int apply_flags(crt_process *p, const exec_flags *f, int argc, char **arg
     if (!p->capabilities) p->capabilities = calloc(1, sizeof *p->capabilities);
     crt_capabilities *c = p->capabilities;
     if (!c) return -1;
+    /* an unknown name is skipped with runc's warning (src/linux/caps.c) */
     for (size_t i = 0; i < f->caps.len; i++) {
-      if (crt_cap_from_name(f->caps.v[i]) < 0) {
-        crt_usage_error(cmd, "unknown capability \"%s\"", f->caps.v[i]);
-        return -1;
-      }
       strv_push(&c->bounding, f->caps.v[i]);
       strv_push(&c->effective, f->caps.v[i]);
       strv_push(&c->permitted, f->caps.v[i]);

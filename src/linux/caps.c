@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
@@ -33,22 +35,45 @@ int crt_cap_from_name(const char *name) {
 /* cap_max_bits() reads /proc/sys/kernel/cap_last_cap (or probes). */
 bool crt_cap_supported(int cap) { return cap >= 0 && cap < N_CAP_NAMES && cap < (int)cap_max_bits(); }
 
-/* Unknown names and caps this kernel lacks are skipped with a warning, as
- * runc does: one config must work on older and newer kernels. */
-static uint64_t cap_mask(const crt_strv *list, const char *set) {
+/* Unknown names and caps this kernel lacks are skipped (warn_skipped says
+ * which), as runc does: one config must work on older and newer kernels. */
+static uint64_t cap_mask(const crt_strv *list) {
   uint64_t m = 0;
   for (size_t i = 0; i < list->len; i++) {
     int c = crt_cap_from_name(list->v[i]);
-    if (c < 0) crt_warn("ignoring unknown capability %s in process.capabilities.%s", list->v[i], set);
-    else if (!crt_cap_supported(c))
-      crt_warn("ignoring capability %s in process.capabilities.%s: not supported by this kernel", list->v[i], set);
-    else m |= UINT64_C(1) << c;
+    if (c >= 0 && crt_cap_supported(c)) m |= UINT64_C(1) << c;
   }
   return m;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* runc's one warning for every set: the skipped names, sorted, each once
+ * ("ignoring unknown or unavailable capabilities: [CAP_BAR CAP_FOO]"). */
+static void warn_skipped(const crt_capabilities *c) {
+  const crt_strv *sets[] = {&c->bounding, &c->effective, &c->inheritable, &c->permitted, &c->ambient};
+  const char *names[256];
+  size_t n = 0;
+  for (size_t s = 0; s < 5; s++)
+    for (size_t i = 0; i < sets[s]->len && n < 256; i++) {
+      int cap = crt_cap_from_name(sets[s]->v[i]);
+      if (cap >= 0 && crt_cap_supported(cap)) continue;
+      bool seen = false;
+      for (size_t j = 0; j < n && !seen; j++) seen = !strcmp(names[j], sets[s]->v[i]);
+      if (!seen) names[n++] = sets[s]->v[i];
+    }
+  if (!n) return;
+  qsort(names, n, sizeof *names, cmp_str);
+  char list[2048];
+  size_t len = 0;
+  for (size_t i = 0; i < n && len < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? " " : "", names[i]);
+  crt_warn("ignoring unknown or unavailable capabilities: [%s]", list);
+}
+
 int crt_caps_prepare(const crt_capabilities *c, crt_err **err) {
-  uint64_t keep = c ? cap_mask(&c->bounding, "bounding") : 0;
+  if (c) warn_skipped(c);
+  uint64_t keep = c ? cap_mask(&c->bounding) : 0;
   for (int cap = 0; crt_cap_supported(cap); cap++) {
     if (keep & (UINT64_C(1) << cap)) continue;
     /* Already gone (e.g. CAP_SYS_RESOURCE on some hosts): nothing to drop,
@@ -103,10 +128,10 @@ static void warn_unraised(uint64_t unraised, int why) {
 int crt_caps_apply(const crt_capabilities *c, crt_err **err) {
   uint64_t eff = 0, prm = 0, inh = 0, amb = 0;
   if (c) {
-    eff = cap_mask(&c->effective, "effective");
-    prm = cap_mask(&c->permitted, "permitted");
-    inh = cap_mask(&c->inheritable, "inheritable");
-    amb = cap_mask(&c->ambient, "ambient");
+    eff = cap_mask(&c->effective);
+    prm = cap_mask(&c->permitted);
+    inh = cap_mask(&c->inheritable);
+    amb = cap_mask(&c->ambient);
   }
   if (set_proc_caps(eff, prm, inh, err) < 0) return -1;
   if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0) return crt_error(err, errno, "prctl(PR_SET_KEEPCAPS, 0)");

@@ -472,15 +472,18 @@ static int mount_mqueue(const mctx *c, crt_err **err) {
 }
 
 /* proc and sysfs only onto real directories, and only if what ends up there
- * really is procfs/sysfs (CVE-2019-16884, CVE-2019-19921). */
+ * really is procfs/sysfs (CVE-2019-16884, CVE-2019-19921).  The refusal is
+ * runc's sentence (mask.bats matches it), symlink or file alike. */
 static int mount_special(const mctx *c, long magic, crt_err **err) {
   cleanup_close int dst = open_dest(c, O_NOFOLLOW, CRT_RESOLVE_MKDIR, err);
   if (dst < 0) return -1;
   struct stat st;
   if (fstat(dst, &st) < 0) return crt_error(err, errno, "stat %s", c->m->destination);
   if (!S_ISDIR(st.st_mode))
-    return crt_error(err, 0, "mounts[%zu]: destination \"%s\": filesystem \"%s\" must be mounted on ordinary directory, not a %s",
-                     c->idx, c->m->destination, c->type, S_ISLNK(st.st_mode) ? "symlink" : "file");
+    return crt_error(err, 0,
+                     "mounts[%zu]: error mounting \"%s\" to rootfs at \"%s\": filesystem \"%s\" must be mounted on "
+                     "ordinary directory",
+                     c->idx, c->src, c->m->destination, c->type);
   unsigned long flags = c->o->flags & ~(MS_REMOUNT | MS_MOVE);
   const char *src = c->m->source ? c->m->source : c->type;
   cleanup_free char *data = NULL;

@@ -54,17 +54,22 @@ static int policy_mode(const crt_memory_policy *m, bool *needs_nodes) {
 }
 
 /* The rules the kernel would apply at set_mempolicy, checked at create so
- * that the error names the field before anything exists. */
+ * that the error names the field before anything exists; in runc main's
+ * words (memorypolicy.bats): "invalid memory policy nodes", "mode requires
+ * 0 nodes but got N". */
 int crt_mempolicy_validate(const crt_memory_policy *m, crt_err **err) {
   bool needs = false;
-  if (policy_mode(m, &needs) < 0) return crt_error(err, 0, ".linux.memoryPolicy.mode: unknown mode \"%s\"", m->mode);
+  if (policy_mode(m, &needs) < 0)
+    return crt_error(err, 0, ".linux.memoryPolicy.mode: invalid memory policy mode \"%s\"", m->mode);
   bool has = m->nodes && *m->nodes;
-  if (needs && !has) return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s needs nodes", m->mode);
-  if (has && (!strcmp(m->mode, "MPOL_DEFAULT") || !strcmp(m->mode, "MPOL_LOCAL")))
-    return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s takes no nodes", m->mode);
   unsigned long mask[LIST_BITS / LONG_BITS];
   if (has && crt_parse_id_list(m->nodes, mask, LIST_BITS, err) < 0)
-    return crt_error_wrap(err, ".linux.memoryPolicy.nodes");
+    return crt_error_wrap(err, ".linux.memoryPolicy.nodes: invalid memory policy nodes \"%s\"", m->nodes);
+  size_t n = 0;
+  for (size_t i = 0; has && i < LIST_BITS / LONG_BITS; i++) n += (size_t)__builtin_popcountl(mask[i]);
+  if (needs && !n) return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s mode requires nodes but got 0", m->mode);
+  if (n && (!strcmp(m->mode, "MPOL_DEFAULT") || !strcmp(m->mode, "MPOL_LOCAL")))
+    return crt_error(err, 0, ".linux.memoryPolicy.nodes: %s mode requires 0 nodes but got %zu", m->mode, n);
   return 0;
 }
 

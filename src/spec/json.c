@@ -72,12 +72,35 @@ int jp_want(jp *p, yajl_val v, yajl_type t) {
   return jp_fail(p, "expected %s, got %s", type_str(t), jp_type_name(v));
 }
 
-/* A member of an object; JSON null counts as absent, as in Go.  The last
- * duplicate wins, as with encoding/json. */
+/* The next character of s folded as Go's encoding/json folds a key: ASCII
+ * letters to lower case, and the two non-ASCII letters that fold to an
+ * ASCII one, the Kelvin sign (U+212A, k) and the long s (U+017F, s). */
+static int fold_next(const char **s) {
+  const unsigned char *c = (const unsigned char *)*s;
+  if (c[0] == 0xE2 && c[1] == 0x84 && c[2] == 0xAA) return *s += 3, 'k';
+  if (c[0] == 0xC5 && c[1] == 0xBF) return *s += 2, 's';
+  *s += 1;
+  return c[0] >= 'A' && c[0] <= 'Z' ? c[0] - 'A' + 'a' : c[0];
+}
+
+/* Whether a config key names the field key, Go's way (case-insensitive). */
+static bool key_folds_to(const char *a, const char *key) {
+  while (*a && *key)
+    if (fold_next(&a) != fold_next(&key)) return false;
+  return !*a && !*key;
+}
+
+/* A member of an object; JSON null counts as absent, as in Go.  runc
+ * decodes config.json with encoding/json: a key matches its field exactly
+ * or, when no key does, case-insensitively ("pagesize" for "pageSize").
+ * The last duplicate wins, as with encoding/json. */
 yajl_val jp_get(yajl_val obj, const char *key) {
-  yajl_val r = NULL;
-  for (size_t i = 0; i < obj->u.object.len; i++)
+  yajl_val r = NULL, folded = NULL;
+  for (size_t i = 0; i < obj->u.object.len; i++) {
     if (strcmp(obj->u.object.keys[i], key) == 0) r = obj->u.object.values[i];
+    else if (key_folds_to(obj->u.object.keys[i], key)) folded = obj->u.object.values[i];
+  }
+  if (!r) r = folded;
   return r && r->type != yajl_t_null ? r : NULL;
 }
 

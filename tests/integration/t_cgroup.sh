@@ -234,6 +234,13 @@ test_zero_resources_mean_unset() {
   crt run -d -b "$T/b" "$id" </dev/null >"$T/out" 2>&1 || fail "run with zero resources: $(cat "$T/out")"
   assert_eq 1024 "$(cg_file "$id" cpu cpu.shares)" "cpu.shares left at the default"
   assert_eq max "$(cg_file "$id" pids pids.max)" "pids.max left at the default"
+  # update's pids limit 0 leaves pids.max too, as runc 1.3.6 does on v1
+  # (cgroups.bats, update.bats "update pids.limit": runc 1.4 reads 0 as a
+  # limit of 1, the runtime-spec 1.2.1 meaning; runc 1.3 does not yet)
+  crt update --pids-limit 5 "$id" || fail "update --pids-limit 5"
+  crt update --pids-limit 0 "$id" || fail "update --pids-limit 0"
+  echo '{"pids":{"limit":0}}' | crt update -r - "$id" || fail "update -r with pids limit 0"
+  assert_eq 5 "$(cg_file "$id" pids pids.max)" "pids.max after updates with limit 0"
   crt delete -f "$id"
 }
 
@@ -426,4 +433,24 @@ PY
   assert_eq "$second" "$(taskset -c "$first" "$CRT_BIN" --root "$CRT_ROOT" exec -p "$T/p.json" "$id" </dev/null | cpus_allowed)" \
     "an exec'd process's CPUs with execCPUAffinity.final $second"
   crt delete -f "$id"
+}
+
+# Guards jp_get (src/spec/json.c): runc decodes config.json and update -r
+# with Go's encoding/json, where a key matches its field case-insensitively
+# when no key matches exactly; crt used to drop such keys silently (an
+# update that changed nothing, exit 0).  A process.user without gid is gid
+# 0 (Go's zero value), where crt refused it.
+test_go_key_matching_and_zero_gid() {
+  local id; id=$(new_id); run_limited "$id"
+  echo '{"CPU":{"Cpus":"0","Mems":"0"},"Memory":{"Limit":100663296},"pids":{"LIMIT":33}}' |
+    crt update -r - "$id" || fail "update -r with Go-cased keys"
+  assert_eq 0 "$(cg_file "$id" cpuset cpuset.cpus)" "cpuset.cpus from \"Cpus\""
+  assert_eq 100663296 "$(cg_file "$id" memory memory.limit_in_bytes)" "memory limit from \"Memory\".\"Limit\""
+  assert_eq 33 "$(cg_file "$id" pids pids.max)" "pids.max from \"LIMIT\""
+  crt delete -f "$id"
+  make_bundle "$T/u" id
+  bundle_edit "$T/u" "c['process']['user']={'uid':1000}"
+  run_rc crt run -b "$T/u" "$(new_id)" </dev/null
+  assert_eq 0 "$rc" "run with a user without gid: $out"
+  assert_contains "$out" "uid=1000 gid=0"
 }

@@ -507,7 +507,8 @@ hook_fails() {
 # Guards crt_hooks_run_at (src/container/hooks.c): a failing hook's error
 # holds runc's phrases, "error running ... hook #N", the exit status, and
 # for a hook killed by SIGSYS (a seccomp kill) "bad system call".  crt, as
-# current runc, also names the kind: "error running prestart hook #1:".
+# current runc, also names the kind and words the rest as runc 1.3.6 does:
+# "error running prestart hook #1: exit status 3, stdout: ..., stderr: ...".
 test_failing_hook_error_phrases() {
   make_bundle "$T/b" true
   local kind
@@ -516,10 +517,15 @@ test_failing_hook_error_phrases() {
     assert_eq 1 "$rc" "$kind hook exiting 3: $out"
     [[ $out =~ error\ running( $kind)?\ hook\ \#1: ]] || fail "$kind: no 'error running hook #1:' in: $out"
     assert_contains "$out" "exit status 3"; assert_contains "$out" "to-stderr"
-    if is_crt; then assert_contains "$out" "error running $kind hook #1: /bin/sh: exit status 3"; fi
+    runc_before_1_2 || assert_contains "$out" 'error running '$kind' hook #1: exit status 3, stdout: to-stdout\n, stderr: to-stderr\n"'
     hook_fails "$kind" 'kill -SYS $$'
     assert_eq 1 "$rc" "$kind hook killed by SIGSYS: $out"
     assert_contains "$out" "bad system call"
+    runc_before_1_2 || assert_contains "$out" "error running $kind hook #1: signal: bad system call, stdout: , stderr: "
+    bundle_edit "$T/b" "c['hooks']={'$kind':[{'path':'/nonexistent-hook'}]}"
+    run_rc crt run --bundle "$T/b" "$(new_id)" </dev/null
+    assert_eq 1 "$rc" "$kind hook that does not exist: $out"
+    runc_before_1_2 || assert_contains "$out" "error running $kind hook #0: fork/exec /nonexistent-hook: no such file or directory"
   done
   [ -z "$(crt list -q)" ] || fail "a failed hook left a container"
 }
@@ -653,4 +659,56 @@ test_pidfd_socket() {
   assert_contains "${out,,}" "no such file or directory"
   [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"
   run_rc crt exec --pidfd-socket "$T/none.sock" nosuch-$$ true; assert_ne 0 "$rc" "exec with no listener"
+}
+
+# Guards parse_ioprio (src/spec/parse_process.c) with runc's ioprio.bats:
+# the init and an exec take config.json's ioPriority, and a process.json
+# whose ioPriority has a class and no priority (crun's io-priority-idle
+# writes it so) is accepted, priority 0, as runc decodes it.
+test_ioprio_applied_priority_optional() {
+  local id; id=$(new_id)
+  make_bundle "$T/b" sleep 100
+  bundle_edit "$T/b" "c['process']['ioPriority']={'class':'IOPRIO_CLASS_BE','priority':4}"
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null || fail "run with an ioPriority"
+  assert_eq "best-effort: prio 4" "$(crt exec "$id" ionice -p 1)" "the init's I/O priority"
+  assert_eq "best-effort: prio 4" "$(crt exec "$id" ionice)" "an exec's I/O priority"
+  echo '{"terminal": false, "ioPriority": {"class": "IOPRIO_CLASS_IDLE"}, "args": ["/bin/ionice"], "cwd": "/"}' >"$T/p.json"
+  run_rc crt exec --process "$T/p.json" "$id"
+  assert_eq 0 "$rc" "exec of a process with no ioPriority.priority: $out"
+  assert_eq idle "$out" "the exec's I/O priority"
+  # the same in config.json: the container's init
+  bundle_edit "$T/b" "c['process']['ioPriority']={'class':'IOPRIO_CLASS_IDLE'}; c['process']['args']=['ionice']"
+  run_rc crt run -b "$T/b" "$(new_id)"
+  assert_eq 0 "$rc" "run with no ioPriority.priority: $out"
+  assert_eq idle "$out" "the init's I/O priority"
+  crt delete -f "$id"
+}
+
+# Guards parse_mempolicy (src/spec/parse_linux.c) and crt_mempolicy_validate
+# (src/linux/numa.c) with runc main's memorypolicy.bats 4-10: its refusals
+# in its words.  runc 1.3.6 has no memoryPolicy (`runc features` lists
+# none; it ignores the key and runs each of these), so the refusals are
+# checked only where the runtime under test lists memoryPolicy.
+test_memory_policy_refusals() {
+  make_bundle "$T/b" sh -c 'head -n 1 /proc/self/numa_maps | cut -d " " -f 2'
+  local has=1
+  "$CRT_BIN" features | python3 -c 'import json,sys; sys.exit(0 if "memoryPolicy" in json.load(sys.stdin).get("linux", {}) else 1)' || has=0
+  bundle_edit "$T/b" "c['linux']['memoryPolicy']={'mode':'MPOL_DEFAULT'}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  assert_eq "0 default" "$rc $out" "MPOL_DEFAULT without nodes"
+  local case
+  for case in "{}|invalid memory policy" \
+              "{'mode':'INTERLEAVE','nodes':'0'}|invalid memory policy" \
+              "{'mode':'MPOL_PREFERRED','nodes':'0','flags':['MPOL_F_RELATIVE_NODES','badflag']}|invalid memory policy flag" \
+              "{'nodes':'0-7'}|invalid memory policy mode" \
+              "{'mode':'MPOL_DEFAULT','nodes':'0-7'}|mode requires 0 nodes but got 8" \
+              "{'mode':'MPOL_BIND','nodes':'0-9876543210','flags':[]}|invalid memory policy node"; do
+    bundle_edit "$T/b" "c['linux']['memoryPolicy']=${case%%|*}"
+    run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+    if [ $has = 0 ]; then
+      assert_eq 0 "$rc" "a runtime without memoryPolicy ignores ${case%%|*}: $out"; continue
+    fi
+    assert_eq 1 "$rc" "run with memoryPolicy ${case%%|*}: $out"
+    assert_contains "$out" "${case#*|}"
+  done
 }

@@ -224,3 +224,45 @@ test_exec_cgroup_controller_form() {
     "/sys/fs/cgroup/memory$mcg" 2>/dev/null
   return 0
 }
+
+# Guards crt_cgroup_sub_check and join_each (src/cgroup/cgroup.c) with
+# runc's exec.bats "runc exec --cgroup sub-cgroups [v1]": a path out of the
+# container's cgroup is refused in runc 1.3's words (" .. is not a sub
+# cgroup path") and runc main's ("bad sub cgroup path"), a sub-cgroup that
+# does not exist in runc's (" adding pid ", "no such file or directory"),
+# a controller no hierarchy has too ("unknown controller ").
+test_exec_cgroup_sub_refusals_v1() {
+  [ -d /sys/fs/cgroup/cpu ] || { echo "SKIP: no cgroup v1 cpu hierarchy"; return 0; }
+  make_bundle "$T/b" sleep 100
+  local id; id=$(new_id)
+  run_detached "$id" "$T/b"; assert_eq 0 "$rc" "run -d: $out"
+  local cpu; cpu=$(cg_line "$(state_field "$id" pid)" cpu)
+  local sibling; sibling="$(basename "$cpu")-sibling"
+  mkdir "/sys/fs/cgroup/cpu$(dirname "$cpu")/$sibling" || fail "mkdir the sibling cgroup"
+  run_rc crt exec --cgroup .. "$id" cat /proc/self/cgroup
+  assert_ne 0 "$rc" "exec --cgroup .."
+  assert_contains "$out" " .. is not a sub cgroup path"
+  is_crt && assert_contains "$out" "bad sub cgroup path"
+  run_rc crt exec --cgroup "../$sibling" "$id" cat /proc/self/cgroup
+  assert_ne 0 "$rc" "exec --cgroup ../$sibling"
+  # runc 1.3.6 joins the sibling through cpu:../sibling (runc main refuses)
+  if is_crt; then
+    assert_contains "$out" "bad sub cgroup path"
+    run_rc crt exec --cgroup "cpu:../$sibling" "$id" cat /proc/self/cgroup
+    assert_ne 0 "$rc" "exec --cgroup cpu:../$sibling"
+    assert_contains "$out" "bad sub cgroup path"
+  fi
+  local sub
+  for sub in nonexistent cpu:nonexistent; do
+    run_rc crt exec --cgroup "$sub" "$id" cat /proc/self/cgroup
+    assert_ne 0 "$rc" "exec --cgroup $sub"
+    assert_contains "$out" " adding pid "
+    assert_contains "$(echo "$out" | tr A-Z a-z)" "no such file or directory"
+  done
+  run_rc crt exec --cgroup whaaat:/ "$id" true
+  assert_ne 0 "$rc" "exec --cgroup whaaat:/"
+  assert_contains "$out" "unknown controller "
+  crt delete -f "$id" || fail "delete -f"
+  rmdir "/sys/fs/cgroup/cpu$(dirname "$cpu")/$sibling"
+  return 0
+}

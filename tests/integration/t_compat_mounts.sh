@@ -395,6 +395,23 @@ test_masked_dirs_share_one_tmpfs() {
 /d3 ro" "$(echo "$out" | grep '^/d[0-9] ')" "one read-only mount per masked directory, duplicates once"
 }
 
+# Guards mount_special (src/linux/mounts.c) with runc's mask.bats
+# "[prohibit symlink /proc]" and "[... /sys]": a dangling symlink in the
+# rootfs where proc or sysfs goes is refused, in runc's full sentence.
+test_proc_sys_symlink_in_rootfs_refused() {
+  local name fs
+  for name in proc sys; do
+    [ $name = proc ] && fs=proc || fs=sysfs
+    make_bundle "$T/$name" true
+    rmdir "$T/$name/rootfs/$name" && ln -s /symlink "$T/$name/rootfs/$name"
+    run_rc crt run -d -b "$T/$name" "$(new_id)"
+    assert_eq 1 "$rc" "run -d with /$name a symlink: $out"
+    assert_contains "$out" "error mounting \"$fs\" to rootfs at \"/$name\": filesystem \"$fs\" must be mounted on ordinary directory"
+    [ -z "$(crt list -q)" ] || fail "a container was left after the refusal"
+  done
+  return 0
+}
+
 # Guards tmpcopyup (copy_tree, src/linux/mounts.c): what was under the
 # tmpfs is copied in with its owners and modes, the tmpfs root takes the
 # directory's mode, and a symlink stays a symlink.

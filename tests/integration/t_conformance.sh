@@ -18,6 +18,7 @@ linux_cgroups_network           machine: net_cls/net_prio not mounted
 linux_cgroups_relative_network  machine: net_cls/net_prio not mounted
 linux_process_apparmor_profile  machine: AppArmor is not enabled
 process_capabilities            machine: the bounding set lacks CAP_SYS_RESOURCE, so all caps cannot be set (runc and crun fail too)
+process_capabilities_fail       departure with runc: an unknown capability name is runc's warning, not the error the program wants (v1.3 config.md: SHOULD NOT fail)
 misc_props                      suite: its process /runtimetest is not in the rootfs; crt resolves args[0] at create like runc
 poststart_fail                  spec version: the suite wants v1.0-v1.2's warning; v1.3.0 says a failing poststart hook is an error that stops the container
 prestart                        spec version: v1.0.2 ran prestart in start; v1.2 and v1.3 run it in create (and deprecate it)
@@ -55,5 +56,6 @@ test_runtime_tools_validation() {
   done <"$table"
   [ -z "$bad" ] || fail "unexpected failures:$bad (see $T/results/failures.txt)"
   local np; np=$(grep -c ' PASS ' "$table")
-  [ "$np" -ge 40 ] || fail "only $np programs pass"
+  # 40 until process_capabilities_fail became a known failure (runc's warning)
+  [ "$np" -ge 39 ] || fail "only $np programs pass"
 }

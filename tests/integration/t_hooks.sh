@@ -164,3 +164,17 @@ test_hook_args_and_env() {
   crt run --bundle "$T/b" "$(new_id)"
   assert_eq "custom-argv0 v1" "$(cat "$T/args")"
 }
+
+# Guards status_error (src/container/hooks.c) with runc's seccomp.bats
+# "runc run [seccomp] (startContainer hook)": the hook runs under the
+# container's seccomp filter, is killed by it, and the error says so in
+# runc 1.3.6's words.
+test_start_container_hook_under_seccomp() {
+  make_bundle "$T/b" /bin/true
+  bundle_edit "$T/b" "c['linux']['seccomp']={'defaultAction':'SCMP_ACT_ALLOW','architectures':['SCMP_ARCH_X86','SCMP_ARCH_X32','SCMP_ARCH_X86_64'],'syscalls':[{'names':['mkdir','mkdirat'],'action':'SCMP_ACT_KILL'}]}; c['hooks']={'startContainer':[{'path':'/bin/sh','args':['sh','-c','mkdir /dev/shm/foo']}]}"
+  run_rc crt run -b "$T/b" "$(new_id)" </dev/null
+  [ "$rc" != 0 ] || fail "run with a startContainer hook killed by seccomp succeeded: $out"
+  if runc_before_1_2; then assert_contains "$out" "error running hook"; else
+    assert_contains "$out" "error running startContainer hook #0: signal: bad system call, stdout: , stderr: "
+  fi
+}

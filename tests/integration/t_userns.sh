@@ -402,3 +402,30 @@ _rootless_limit_needs_cgroup() {
 }
 test_rootless_limit_needs_cgroup() { _rootless_limit_needs_cgroup; }
 test_rootless_limit_needs_cgroup_v2() { in_cg2 _rootless_limit_needs_cgroup; }
+
+# Guards parse_namespace (src/spec/parse_linux.c): "path": "" is no path,
+# as runc reads it (run.bats "runc run [joining existing container
+# namespaces]"): a container joins every namespace of another one, user
+# and time included, but gets a mount namespace of its own.
+test_join_all_namespaces_but_empty_mount_path() {
+  [ -e /proc/self/ns/time ] || { echo "SKIP: no time namespaces"; return 0; }
+  local target attached; target=$(new_id); attached=$(new_id)
+  userns_bundle "$T/b" sleep infinity
+  bundle_edit "$T/b" "c['linux']['namespaces'].append({'type':'time'}); c['linux']['timeOffsets']={'monotonic':{'secs':7881,'nanosecs':2718281},'boottime':{'secs':1337,'nanosecs':3141519}}"
+  crt run -d -b "$T/b" "$target" || fail "run the target"
+  local pid; pid=$(state_field "$target" pid)
+  bundle_edit "$T/b" "
+proc = {'network': 'net', 'mount': 'mnt'}
+for n in c['linux']['namespaces']:
+    n['path'] = '' if n['type'] == 'mount' else '/proc/$pid/ns/' + proc.get(n['type'], n['type'])
+for k in ('uidMappings', 'gidMappings', 'timeOffsets'):
+    del c['linux'][k]"
+  crt run -d -b "$T/b" "$attached" </dev/null >/dev/null 2>"$T/err" ||
+    fail "run joining the target's namespaces with an empty mount path: $(cat "$T/err")"
+  assert_eq 2 "$(crt exec "$attached" ps aux | grep -c 'sleep infinity')" "sleeps seen in the joined pid namespace"
+  assert_eq "0 100000 65536" "$(crt exec "$attached" cat /proc/self/uid_map | awk '{print $1, $2, $3}')" "joined uid_map"
+  run_rc crt exec "$attached" cat /proc/self/timens_offsets
+  assert_contains "$out" "7881" "joined time namespace's offsets"
+  assert_ne "$(readlink "/proc/$pid/ns/mnt")" "$(readlink "/proc/$(state_field "$attached" pid)/ns/mnt")" "mount namespace (a new one)"
+  crt delete -f "$attached"; crt delete -f "$target"
+}

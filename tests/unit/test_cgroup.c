@@ -694,8 +694,18 @@ static void test_exec_sub_cgroup(void **state) {
   (void)state;
   crt_err *e = NULL;
   use_root(CRT_CGROUP_MODE_HYBRID);
+  const char *const hiers[] = {"cpu", "memory", "pids", "systemd"};
+  char d[PATH_MAX];
+  for (size_t i = 0; i < 4; i++) {
+    snprintf(d, sizeof d, "%s/%s", tree, hiers[i]);
+    assert_int_equal(mkdir(d, 0755), 0);
+  }
   assert_int_equal(crt_cgroup_sub_check(&root, "foo", &e), 0);
-  assert_int_equal(crt_cgroup_sub_check(&root, "cpu,memory:a\npids:b", &e), 0);
+  assert_int_equal(crt_cgroup_sub_check(&root, "cpu,memory:a\npids:b\nname=systemd:c", &e), 0);
+  /* a controller no hierarchy has: runc's exec.bats "whaaat:/" */
+  assert_int_equal(crt_cgroup_sub_check(&root, "whaaat:/", &e), -1);
+  assert_string_equal(e->msg, "unknown controller whaaat in SubCgroupPaths");
+  crt_err_free(&e);
   assert_int_equal(crt_cgroup_sub_check(&root, "foo\npids:b", &e), -1);
   assert_non_null(strstr(e->msg, "missing <controller>: prefix"));
   crt_err_free(&e);
@@ -706,7 +716,7 @@ static void test_exec_sub_cgroup(void **state) {
   assert_non_null(strstr(e->msg, "controller cpu specified multiple times"));
   crt_err_free(&e);
   assert_int_equal(crt_cgroup_sub_check(&root, "pids:../x", &e), -1);
-  assert_non_null(strstr(e->msg, "not a sub cgroup path"));
+  assert_string_equal(e->msg, "cgroup: bad sub cgroup path: ../x is not a sub cgroup path of the container's");
   crt_err_free(&e);
   char *s = cg_sub_for("cpu,memory:a\npids:b", "cpu,cpuacct");
   assert_string_equal(s, "a");

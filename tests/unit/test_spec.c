@@ -353,6 +353,34 @@ static void test_null_and_relative(void **state) {
   crt_spec_free(s);
 }
 
+/* runc decodes with Go's encoding/json: a key matches its field exactly
+ * or, when none does, case-insensitively (the Kelvin sign and long s fold
+ * to k and s); an exact key wins over a folded one; a missing uid or gid
+ * is 0. */
+static void test_go_key_matching(void **state) {
+  crt_spec *s = parse_ok("{'ociVersion':'1.2.0','process':{'cwd':'/','args':['sh'],'user':{'UID':7}},"
+                         "'linux':{'resources':{'hugepageLimits':[{'pagesize':'2MB','LIMIT':4194304}],"
+                         "'CPU':{'Cpus':'0','MEMS':'0','shares':2,'SHARES':3},"
+                         "'memory':{'\xe2\x84\xaa" "ernel':5,'\xc5\xbf" "wap':6}}}}");
+  assert_int_equal(s->process->user.uid, 7);
+  assert_int_equal(s->process->user.gid, 0);
+  const crt_resources *r = s->linux_->resources;
+  assert_int_equal(r->n_hugepage_limits, 1);
+  assert_string_equal(r->hugepage_limits[0].page_size, "2MB");
+  assert_int_equal(r->hugepage_limits[0].limit, 4194304);
+  assert_true(r->has_cpu);
+  assert_string_equal(r->cpu.cpus, "0");
+  assert_string_equal(r->cpu.mems, "0");
+  assert_int_equal(r->cpu.shares.v, 2);
+  assert_int_equal(r->memory.kernel.v, 5);
+  assert_int_equal(r->memory.swap.v, 6);
+  crt_spec_free(s);
+  /* a key that only looks alike is still unknown (ignored) */
+  s = parse_ok("{'ociVersion':'1.2.0','process':{'cwd':'/','args':['sh'],'user':{'ui_d':7}}}");
+  assert_int_equal(s->process->user.uid, 0);
+  crt_spec_free(s);
+}
+
 /* Device paths are cleaned as runc's securejoin cleans them. */
 static void test_device_paths_cleaned(void **state) {
   static const char *const cases[][2] = {
@@ -609,7 +637,7 @@ int main(void) {
       cmocka_unit_test(test_round_trip_full), cmocka_unit_test(test_default_spec),
       cmocka_unit_test(test_default_rootless), cmocka_unit_test(test_default_cgroupns),
       cmocka_unit_test(test_versions),
-      cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_process_parse),
+      cmocka_unit_test(test_null_and_relative), cmocka_unit_test(test_go_key_matching), cmocka_unit_test(test_process_parse),
       cmocka_unit_test(test_validate_for_create), cmocka_unit_test(test_hostile_input),
       cmocka_unit_test(test_load),            cmocka_unit_test(test_features),
       cmocka_unit_test(test_ns_helpers),      cmocka_unit_test(test_device_paths_cleaned),
