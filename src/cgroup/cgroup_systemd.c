@@ -56,6 +56,7 @@ static struct {
   typeof(&sd_bus_wait) wait;
   typeof(&sd_bus_error_free) error_free;
   typeof(&sd_bus_error_has_name) error_has_name;
+  typeof(&sd_bus_get_property_string) get_property_string;
 } sd;
 
 static int load_sd(crt_err **err) {
@@ -87,6 +88,7 @@ static int load_sd(crt_err **err) {
   SYM(wait, "sd_bus_wait")
   SYM(error_free, "sd_bus_error_free")
   SYM(error_has_name, "sd_bus_error_has_name")
+  SYM(get_property_string, "sd_bus_get_property_string")
 #undef SYM
   sd.loaded = true;
   return 0;
@@ -675,6 +677,30 @@ out:
   return rc;
 }
 
+/* A user's systemd instance keeps its slices inside its own cgroup
+ * (/user.slice/user-1000.slice/user@1000.service): the unit's path is
+ * below the manager's ControlGroup, as runc's user driver asks for it. */
+static int user_manager_prefix(char **path, crt_err **err) {
+  if (load_sd(err) < 0) return -1;
+  sd_bus *bus = NULL;
+  sd_bus_error e = SD_BUS_ERROR_NULL;
+  char *cg = NULL, *full = NULL;
+  int rc = sd.open_user(&bus);
+  if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: connect to the user bus");
+  rc = sd.get_property_string(bus, SD_DEST, SD_PATH, SD_MANAGER, "ControlGroup", &e, &cg);
+  if (rc < 0) bus_error(err, rc, &e, "read the user manager's", "ControlGroup");
+  else if (strcmp(cg, "/") != 0 && asprintf(&full, "%s%s", cg, *path) < 0)
+    rc = crt_error(err, ENOMEM, "systemd cgroup manager: unit path");
+  if (full) {
+    free(*path);
+    *path = full;
+  }
+  free(cg);
+  err_free(&e);
+  bus_close(bus, NULL);
+  return rc < 0 ? -1 : 0;
+}
+
 /* ---- the driver ---- */
 
 /* "slice:prefix:name" → "/<slice path>/<prefix>-<name>.scope"; runc's
@@ -685,6 +711,10 @@ static int sd_resolve(const cg_driver *d, const crt_cgroup_config *cfg, char **o
   if (!cg_systemd_running()) {
     free(crt_steal(*out));
     return crt_error(err, ENOENT, "systemd cgroup manager: systemd is not running (no /run/systemd/system)");
+  }
+  if (crt_rootless() && user_manager_prefix(out, err) < 0) {
+    free(crt_steal(*out));
+    return -1;
   }
   return 0;
 }
