@@ -38,7 +38,7 @@ test_cli_paths_under_asan_and_lsan() {
   acrt exec "$id" true; assert_eq 0 "$rc" "exec: $out"
   acrt exec -d --pid-file "$T/e.pid" "$id" sleep 30; assert_eq 0 "$rc" "exec -d: $out"
   acrt exec "$id" nosuch; assert_eq 255 "$rc" "exec of a missing binary"
-  printf '{"args":["true"],"cwd":"/","user":{"uid":0,"gid":0}}' >"$T/p.json"
+  printf '{"args":["/bin/true"],"cwd":"/","user":{"uid":0,"gid":0}}' >"$T/p.json"
   acrt exec --process "$T/p.json" "$id"; assert_eq 0 "$rc" "exec --process: $out"
   acrt ps --format json "$id"; assert_eq 0 "$rc" "ps"
   acrt pause "$id"; assert_eq 0 "$rc" "pause: $out"
