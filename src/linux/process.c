@@ -28,6 +28,7 @@
 #include "crt/procfs.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
+#include "../util/testpoint.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -309,19 +310,30 @@ static char *passwd_scan(int fd, uid_t uid) {
   return home;
 }
 
+/* Whether fd is a regular file, and the one `want` names (if given). */
+static bool regular_file(int fd, const struct stat *want, struct stat *st) {
+  return fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+         (!want || (st->st_dev == want->st_dev && st->st_ino == want->st_ino));
+}
+
 /* HOME of uid from the image's /etc/passwd (inside the container's root
- * by now), or NULL.  O_NONBLOCK: opening a FIFO does not wait for a
- * writer; only a regular file is read. */
+ * by now: a symlink resolves in it), or NULL.  Looked at through O_PATH
+ * first, so that opening never touches a device (opening one can act:
+ * a watchdog starts); then opened O_NONBLOCK (a FIFO swapped in meanwhile
+ * does not wait for a writer) and read only if it is the same file. */
 static char *home_for(uid_t uid) {
-  int fd = open("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
+  struct stat seen, st;
+  int probe = open("/etc/passwd", O_PATH | O_CLOEXEC);
+  if (probe < 0) return NULL;
+  bool regular = regular_file(probe, NULL, &seen);
+  close(probe);
+  int fd = regular ? open("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
   char *home = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+  if (fd >= 0 && regular_file(fd, &seen, &st))
     home = passwd_scan(fd, uid);
-  else
+  else if (!regular || fd >= 0)
     crt_debug("/etc/passwd: not a regular file: HOME=/");
-  close(fd);
+  if (fd >= 0) close(fd);
   return home;
 }
 
@@ -357,6 +369,9 @@ char **crt_build_env(const crt_process *p, const char **extra) {
     env[n++] = env[i];
   }
   if (!has_home) {
+    /* the test build's pause point of a process still running crt inside
+     * the container's mount namespace (t_security's exec tests) */
+    crt_test_point("env:home");
     char *home = home_for(p->user.uid);
     char *h = NULL;
     if (asprintf(&h, "HOME=%s", home && *home ? home : "/") > 0) env[n++] = h;
