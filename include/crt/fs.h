@@ -61,6 +61,15 @@ void crt_anchors_drop(void);
 int crt_anchored_open(const char *path, int flags);
 struct stat;
 int crt_anchored_stat(const char *path, struct stat *st);
+/* Opens path (anchored as crt_anchored_open) for reading, only if it is a
+ * regular file, checked on the fd; the open never waits (O_NONBLOCK: a
+ * FIFO there has no writer to wait for) and takes no controlling tty.
+ * For files anyone but crt could have replaced: state files, the rescue
+ * file.  -1 with err: errnum is open's errno, 0 for "not a regular file". */
+int crt_open_regular(const char *path, crt_err **err);
+/* One read(2) of at most len - 1 bytes of the regular file path (as
+ * crt_open_regular), NUL-terminated: the count, or -1. */
+ssize_t crt_read_small_regular(const char *path, char *buf, size_t len, crt_err **err);
 /* Removes a tree, not crossing mount points. */
 int crt_rm_rf(const char *path);
 

@@ -17,7 +17,7 @@
 static bool rescue_init(const crt_state *s, pid_t *pid, uint64_t *start) {
   char path[4096], buf[128];
   if (!s->dir || snprintf(path, sizeof path, "%s/init", s->dir) >= (int)sizeof path) return false;
-  if (crt_read_small(path, buf, sizeof buf) < 0) return false;
+  if (crt_read_small_regular(path, buf, sizeof buf, NULL) < 0) return false;
   int p = 0;
   unsigned long long st = 0;
   bool ok = sscanf(buf, "%d %llu", &p, &st) == 2;

@@ -211,13 +211,12 @@ int crt_state_load_rescue(const char *root, const char *id, crt_state **out) {
   char dir[PATH_MAX], path[PATH_MAX + 8];
   if (snprintf(dir, sizeof dir, "%s/%s", root, id) >= (int)sizeof dir) return -1;
   snprintf(path, sizeof path, "%s/init", dir);
-  FILE *f = fopen(path, "re");
-  if (!f) return -1;
+  char buf[PATH_MAX + 64];
+  if (crt_read_small_regular(path, buf, sizeof buf, NULL) < 0) return -1;
   int pid = 0;
   unsigned long long st = 0;
   char cg[PATH_MAX] = "";
-  int got = fscanf(f, "%d %llu %4095s", &pid, &st, cg);
-  fclose(f);
+  int got = sscanf(buf, "%d %llu %4095s", &pid, &st, cg);
   if (got < 2) return -1;
   crt_state *s = calloc(1, sizeof *s);
   if (!s) return -1;
@@ -358,16 +357,21 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
   if (crt_container_id_check(id, err) < 0) return -1;
   if (crt_container_dir(root, id, dir, sizeof dir, err) < 0) return -1;
   if (crt_pathf(path, sizeof path, err, "%s/state.json", dir) < 0) return -1;
-  /* `list` loads every container: most state files fit one read (three
-   * system calls, not crt_read_file's five); a bigger one, or an error,
-   * is read again the full way, which has the messages. */
+  /* `list` loads every container: most state files fit one read (four
+   * system calls); a bigger one is read again to the end.  Only a regular
+   * file is read, and opening it never waits: a FIFO put there by whoever
+   * can write the state root must not hang `state` or `list`. */
   char small[STATE_SMALL];
-  ssize_t n = crt_read_small(path, small, sizeof small);
+  cleanup_err crt_err *rerr = NULL;
+  ssize_t n = crt_read_small_regular(path, small, sizeof small, &rerr);
   if (n >= 0 && (size_t)n < sizeof small - 1) return crt_state_parse(small, (size_t)n, id, dir, path, out, err);
   cleanup_free char *buf = NULL;
   size_t len = 0;
-  cleanup_err crt_err *rerr = NULL;
-  if (crt_read_file(path, STATE_MAX, &buf, &len, &rerr) < 0) {
+  if (n >= 0) {
+    cleanup_close int fd = crt_open_regular(path, &rerr);
+    if (fd >= 0 && crt_read_fd(fd, STATE_MAX, &buf, &len, &rerr) < 0) crt_error_wrap(&rerr, "%s", path);
+  }
+  if (rerr) {
     if (rerr->errnum == ENOENT) {
       struct stat st;
       char mark[PATH_MAX + 16];
@@ -381,7 +385,9 @@ int crt_state_load(const char *root, const char *id, crt_state **out, crt_err **
                               "container \"%s\" has no state yet (being created, or left half-created)", id);
       return crt_error_kind(err, CRT_ERR_NOT_FOUND, 0, "container does not exist");
     }
-    return crt_error(err, rerr->errnum, "read state of %s", id);
+    if (rerr->errnum == 0) /* crt_open_regular: a FIFO, a device, a directory */
+      return crt_error_kind(err, CRT_ERR_NO_STATE, 0, "%s: corrupt state file: not a regular file (use delete --force)", path);
+    return crt_error(err, rerr->errnum, "read state of %s: %s", id, rerr->msg);
   }
   return crt_state_parse(buf, len, id, dir, path, out, err);
 }

@@ -64,11 +64,12 @@ int crt_stub_exec(const crt_stub_args *a, crt_err **err) {
   }
   envp[0] = param;
   if (n) memcpy(envp + 1, a->envp, n * sizeof *envp);
+  /* execveat only: no fallback to execve("/proc/self/fd/N"), which is
+   * looked up in the container's mount namespace, where an image (without
+   * procfs at /proc) can supply that path (issue 54).  A filter crt loads
+   * first that could refuse execveat keeps the stub out
+   * (crt_stub_usable). */
   syscall(SYS_execveat, a->stub, "", a->argv, envp, AT_EMPTY_PATH);
-  /* a seccomp filter may allow execve but not execveat */
-  char path[40];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", a->stub);
-  execve(path, a->argv, envp);
   crt_error(err, errno, "exec crt-stub");
   free(param);
   free(envp);

@@ -22,11 +22,13 @@
 #include <unistd.h>
 
 #include "crt/fs.h"
+#include "crt/log.h"
 #include "crt/numa.h"
 #include "crt/process.h"
 #include "crt/procfs.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
+#include "../util/testpoint.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -271,21 +273,87 @@ int crt_set_cwd(const crt_process *p, const char *origin, crt_err **err) {
   return 0;
 }
 
-static char *home_for(uid_t uid) {
-  FILE *f = fopen("/etc/passwd", "re");
-  if (!f) return NULL;
-  char line[1024];
+/* The image's /etc/passwd is the image's to make: a FIFO, a device
+ * (/dev/zero), a huge file or a line without end must not hang or spin
+ * the init or an exec.  runc 1.3 reads it with a bufio.Scanner (64 KiB per
+ * line) and, when that fails, leaves HOME at "/"; crt does the same, and
+ * also stops after PASSWD_READ_MAX bytes without a match (runc would read
+ * on to the end). */
+#define PASSWD_LINE_MAX (64 * 1024)
+#define PASSWD_READ_MAX (16 * 1024 * 1024)
+
+/* The home field of a passwd line whose uid is uid, or NULL. */
+static char *passwd_line_home(char *line, uid_t uid) {
+  char *fields[7] = {0};
+  int n = 0;
+  for (char *s = line, *tok; n < 7 && (tok = strsep(&s, ":")); n++) fields[n] = tok;
+  if (n >= 6 && strtoul(fields[2], NULL, 10) == uid) return strdup(fields[5]);
+  return NULL;
+}
+
+/* The first matching line's home in fd, read a line of at most
+ * PASSWD_LINE_MAX bytes at a time; NULL at the end, on a read error, on
+ * an overlong line or past PASSWD_READ_MAX (why: crt --debug). */
+static char *passwd_scan(int fd, uid_t uid) {
+  char *buf = malloc(PASSWD_LINE_MAX + 1);
+  if (!buf) return NULL;
+  size_t have = 0, total = 0;
+  bool eof = false;
   char *home = NULL;
-  while (fgets(line, sizeof line, f)) {
-    char *fields[7] = {0};
-    int n = 0;
-    for (char *s = line, *tok; n < 7 && (tok = strsep(&s, ":\n")); n++) fields[n] = tok;
-    if (n >= 6 && fields[2] && strtoul(fields[2], NULL, 10) == uid) {
-      home = strdup(fields[5]);
-      break;
+  while (!home) {
+    char *nl = memchr(buf, '\n', have);
+    if (!nl && !eof) {
+      if (have == PASSWD_LINE_MAX || total >= PASSWD_READ_MAX) {
+        crt_debug("/etc/passwd: %s: HOME=/", have == PASSWD_LINE_MAX ? "line too long" : "too large");
+        break;
+      }
+      ssize_t r = read(fd, buf + have, PASSWD_LINE_MAX - have);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        crt_debug("/etc/passwd: read: %s: HOME=/", strerror(errno));
+        break;
+      }
+      eof = r == 0;
+      have += (size_t)r;
+      total += (size_t)r;
+      continue;
     }
+    if (!nl && !have) break; /* the end */
+    if (!nl) nl = buf + have; /* the last line, without a newline */
+    *nl = 0;
+    home = passwd_line_home(buf, uid);
+    size_t used = nl < buf + have ? (size_t)(nl + 1 - buf) : have;
+    memmove(buf, buf + used, have - used);
+    have -= used;
   }
-  fclose(f);
+  free(buf);
+  return home;
+}
+
+/* Whether fd is a regular file, and the one `want` names (if given). */
+static bool regular_file(int fd, const struct stat *want, struct stat *st) {
+  return fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+         (!want || (st->st_dev == want->st_dev && st->st_ino == want->st_ino));
+}
+
+/* HOME of uid from the image's /etc/passwd (inside the container's root
+ * by now: a symlink resolves in it), or NULL.  Looked at through O_PATH
+ * first, so that opening never touches a device (opening one can act:
+ * a watchdog starts); then opened O_NONBLOCK (a FIFO swapped in meanwhile
+ * does not wait for a writer) and read only if it is the same file. */
+static char *home_for(uid_t uid) {
+  struct stat seen, st;
+  int probe = open("/etc/passwd", O_PATH | O_CLOEXEC);
+  if (probe < 0) return NULL;
+  bool regular = regular_file(probe, NULL, &seen);
+  close(probe);
+  int fd = regular ? open("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -1;
+  char *home = NULL;
+  if (fd >= 0 && regular_file(fd, &seen, &st))
+    home = passwd_scan(fd, uid);
+  else if (!regular || fd >= 0)
+    crt_debug("/etc/passwd: not a regular file: HOME=/");
+  if (fd >= 0) close(fd);
   return home;
 }
 
@@ -321,6 +389,9 @@ char **crt_build_env(const crt_process *p, const char **extra) {
     env[n++] = env[i];
   }
   if (!has_home) {
+    /* the test build's pause point of a process still running crt inside
+     * the container's mount namespace (t_security's exec tests) */
+    crt_test_point("env:home");
     char *home = home_for(p->user.uid);
     char *h = NULL;
     if (asprintf(&h, "HOME=%s", home && *home ? home : "/") > 0) env[n++] = h;

@@ -99,11 +99,12 @@ static void linux_obj(yajl_gen g) {
   kbool(g, "v2", true);
   kbool(g, "systemd", true);      /* transient scopes over the system bus */
   kbool(g, "systemdUser", false); /* the user-bus path exists but is untested */
+  kbool(g, "rdma", true);         /* rdma.max, v1 and v2 (src/cgroup) */
   yajl_gen_map_close(g);
   seccomp_obj(g);
   enabled(g, "apparmor", true);
   enabled(g, "selinux", true);
-  enabled(g, "intelRdt", false);
+  enabled(g, "intelRdt", false); /* linux.intelRdt is refused (validate.c) */
   str(g, "mountExtensions");
   yajl_gen_map_open(g);
   enabled(g, "idmap", true); /* open_tree + MOUNT_ATTR_IDMAP (docs/userns.md) */
@@ -141,7 +142,14 @@ char *crt_features_json(void) {
   str(g, CRT_COMMIT);
   str(g, "io.github.crt.version");
   str(g, CRT_VERSION);
+  /* runc's name, which clients read: crt checkpoints and restores with criu */
+  str(g, "org.opencontainers.runc.checkpoint.enabled");
+  str(g, "true");
   yajl_gen_map_close(g);
+  /* The annotations that change what crt does: systemd unit properties
+   * (PIDs, Slice... after crt's own) and criu's configuration file. */
+  static const char *const unsafe[] = {"org.systemd.property.", "org.criu.config", NULL};
+  strs(g, "potentiallyUnsafeConfigAnnotations", unsafe);
   yajl_gen_map_close(g);
   const unsigned char *buf;
   size_t len;

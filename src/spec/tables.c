@@ -70,7 +70,8 @@ const char *const crt_spec_mount_options[] = {
     "rsuid",     "rnodev",     "rdev",        "rnoexec",      "rexec",      "rnoatime",   "ratime",
     "rnodiratime", "rdiratime", "rrelatime",  "rnorelatime",  "rstrictatime", "rnostrictatime",
     "rnosymfollow", "rsymfollow", "private",  "rprivate",     "shared",     "rshared",    "slave",
-    "rslave",    "unbindable", "runbindable", "tmpcopyup",    "idmap",      "ridmap",     NULL};
+    "rslave",    "unbindable", "runbindable", "tmpcopyup",    "idmap",      "ridmap",     "defaults",
+    NULL};
 
 /* Order matches the `hooks` object of config.md. */
 const char *const crt_spec_hook_names[] = {"prestart", "createRuntime", "createContainer", "startContainer",

@@ -337,6 +337,34 @@ int crt_anchored_open(const char *path, int flags) {
   return openat(dirfd, rest, flags);
 }
 
+int crt_open_regular(const char *path, crt_err **err) {
+  int fd = crt_anchored_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return crt_error(err, errno, "open %s", path);
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = errno;
+    close(fd);
+    return crt_error(err, e, "stat %s", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return crt_error(err, 0, "%s: not a regular file", path);
+  }
+  return fd;
+}
+
+ssize_t crt_read_small_regular(const char *path, char *buf, size_t len, crt_err **err) {
+  if (len < 2) return crt_error(err, EINVAL, "read %s", path);
+  cleanup_close int fd = crt_open_regular(path, err);
+  if (fd < 0) return -1;
+  ssize_t n;
+  do n = read(fd, buf, len - 1);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return crt_error(err, errno, "read %s", path);
+  buf[n] = 0;
+  return n;
+}
+
 int crt_anchored_stat(const char *path, struct stat *st) {
   const char *rest = path;
   int dirfd = anchor_for(path, &rest);

@@ -757,14 +757,17 @@ test_cve_2019_5736_exec_overlay_seal() {
 # a sealed copy for exec; the process that runs crt's binary on disk while
 # it sets the exec up inside the container (K) stays out of the container's
 # pid namespace, and only crt-stub's fork enters it.  K is caught in the act
-# (its read of the container's /etc/passwd, made a FIFO, blocks it after it
-# joined the mount namespace) and a second container with CAP_SYS_PTRACE in
+# (the test build's pause point env:home, where it would read the
+# container's /etc/passwd after it joined the mount namespace; a FIFO there
+# held it until issue 54 made that read non-blocking) and a second container with CAP_SYS_PTRACE in
 # the same pid namespace looks for any process whose exe is the runtime
 # binary: it must find none.  A K that entered the pid namespace, or a
 # process that ran the on-disk binary there, would be listed.
 test_cve_2019_5736_exec_stub_entry() {
   is_crt || return 0
-  local victim=$T/crt-victim; cp "$CRT_BIN" "$victim"
+  local tp=$REPO/build/crt-testpoints
+  [ -x "$tp" ] || fail "no $tp: run make build/crt-testpoints"
+  local victim=$T/crt-victim; cp "$tp" "$victim"
   local sum; sum=$(sha256sum <"$victim")
   local exe_id; exe_id=$(stat -L -c %d:%i "$victim")
   make_bundle "$T/b" sleep 100
@@ -772,29 +775,32 @@ test_cve_2019_5736_exec_stub_entry() {
   local id; id=$(new_id)
   "$victim" --root "$CRT_ROOT" run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
   local init; init=$(state_field "$id" pid)
-  rm "$T/b/rootfs/etc/passwd" && mkfifo "$T/b/rootfs/etc/passwd"
-  # no HOME: K looks it up in /etc/passwd
+  # no HOME: K stops where it would look it up (the test build's pause
+  # point env:home), inside the container's mount namespace
   printf '{"args":["echo","entered"],"cwd":"/","env":["PATH=/bin"],"user":{"uid":0,"gid":0}}' >"$T/p.json"
-  "$victim" --root "$CRT_ROOT" exec -p "$T/p.json" "$id" >"$T/exec.out" 2>&1 &
+  # (no CRT_TEST_PAUSE_FILE: K could not reach it from the container's mount
+  # namespace; it is found as exec's child pausing there)
+  CRT_TEST_PAUSE=env:home "$victim" --root "$CRT_ROOT" exec -p "$T/p.json" "$id" >"$T/exec.out" 2>&1 &
   local epid=$!
   local k=""
-  wait_eval 'k=$(pgrep -P '"$epid"'); [ -n "$k" ] && [ "$(readlink /proc/$k/ns/mnt)" = "$(readlink /proc/'"$init"'/ns/mnt)" ] && grep -q wait_for_partner /proc/$k/wchan' ||
-    { echo x >"$T/b/rootfs/etc/passwd"; fail "K never blocked on the container's /etc/passwd (k=$k)"; }
+  wait_eval 'k=$(pgrep -P '"$epid"'); [ -n "$k" ] && [ "$(readlink /proc/$k/ns/mnt)" = "$(readlink /proc/'"$init"'/ns/mnt)" ] && grep -q pause /proc/$k/wchan' ||
+    { kill -9 $epid; fail "K never paused at env:home in the container's mount namespace (k=$k): $(cat "$T/exec.out")"; }
   local k_exe k_pidns; k_exe=$(stat -L -c %d:%i "/proc/$k/exe"); k_pidns=$(readlink "/proc/$k/ns/pid")
   make_bundle "$T/peek" sh -c 'for e in /proc/[0-9]*/exe; do echo "${e%/exe} $(stat -L -c %d:%i $e 2>&1)"; done'
   bundle_edit "$T/peek" "[n.update(path='/proc/$init/ns/pid') for n in c['linux']['namespaces'] if n['type']=='pid']; [v.append('CAP_SYS_PTRACE') for v in c['process']['capabilities'].values()]"
   run_rc crt run -b "$T/peek" "$(new_id)" </dev/null
   local peek=$out
-  printf 'root:x:0:0:root:/root:/bin/sh\n' >"$T/b/rootfs/etc/passwd"
-  wait "$epid"; local erc=$?
+  kill -9 "$k"; wait "$epid"
   echo "K: exe $k_exe (the binary: $exe_id), pid ns $k_pidns; the container sees: $peek"
   assert_eq "$exe_id" "$k_exe" "K runs the runtime binary from disk (the test caught the moment)"
   assert_eq "$(readlink /proc/self/ns/pid)" "$k_pidns" "K's pid namespace"
   assert_contains "$peek" "/proc/1 "
   assert_not_contains "$peek" "$exe_id" "a container process with the runtime binary as its exe"
-  assert_eq 0 "$erc" "exec: $(cat "$T/exec.out")"
-  assert_eq entered "$(cat "$T/exec.out")" "exec output"
   assert_eq "$sum" "$(sha256sum <"$victim")" "hash of the runtime binary"
+  # unpaused, the same exec enters
+  run_rc "$victim" --root "$CRT_ROOT" exec -p "$T/p.json" "$id"
+  assert_eq 0 "$rc" "exec: $out"
+  assert_eq entered "$out" "exec output"
   crt delete -f "$id"
 }
 

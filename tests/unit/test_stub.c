@@ -10,7 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,6 +177,64 @@ static void test_usable_with_seccomp(void **state) {
   assert_false(crt_seccomp_allows(&sc, "execveat"));
 }
 
+/* execveat refused with EPERM, everything else allowed (x86-64 only: the
+ * stub's one built architecture). */
+static int refuse_execveat(void) {
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return -1;
+  return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* In a container without procfs at /proc, /proc/self/fd/N is whatever the
+ * image put there: when execveat of the stub fails, crt must not exec that
+ * path instead (issue 54).  The child gets a private mount namespace with
+ * a tmpfs on /proc holding such a file, and a filter refusing execveat. */
+static void test_no_exec_through_proc_path(void **state) {
+  (void)state;
+  int po[2];
+  assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(po[1], 1);
+    crt_err *err = NULL;
+    int stub = crt_stub_open(&err);
+    if (stub < 0) _exit(90);
+    if (unshare(CLONE_NEWNS) < 0) _exit(errno == EPERM ? 77 : 92);
+    char fake[64];
+    snprintf(fake, sizeof fake, "/proc/self/fd/%d", stub);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("tmpfs", "/proc", "tmpfs", 0, NULL) < 0 ||
+        mkdir("/proc/self", 0755) < 0 || mkdir("/proc/self/fd", 0755) < 0)
+      _exit(93);
+    int f = open(fake, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+    if (f < 0 || write(f, "#!/bin/sh\necho hijacked\n", 25) != 25 || close(f) < 0) _exit(94);
+    if (refuse_execveat() < 0) _exit(95);
+    char *argv[] = {"sh", "-c", "echo user", NULL};
+    char *envp[] = {"PATH=/bin:/usr/bin", NULL};
+    crt_stub_args a = {.stub = stub, .fifo = -1, .hold = -1, .errfd = -1, .exit_code = 42,
+                       .exe = "/bin/sh", .argv = argv, .envp = envp};
+    crt_stub_exec(&a, &err);
+    _exit(err && err->errnum == EPERM ? 0 : 96);
+  }
+  close(po[1]);
+  char out[256];
+  ssize_t n = read(po[0], out, sizeof out - 1);
+  out[n > 0 ? n : 0] = 0;
+  close(po[0]);
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st));
+  if (WEXITSTATUS(st) == 77) skip(); /* no mount namespace for us */
+  assert_string_equal(out, "");
+  assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_execs_with_the_users_argv_and_env),
@@ -177,6 +243,7 @@ int main(void) {
       cmocka_unit_test(test_refuses_to_run_bare),
       cmocka_unit_test(test_usable),
       cmocka_unit_test(test_usable_with_seccomp),
+      cmocka_unit_test(test_no_exec_through_proc_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
