@@ -28,6 +28,7 @@
 #include "crt/gvariant.h"
 #include "crt/log.h"
 #include "crt/procinfo.h"
+#include "crt/idlist.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
 
@@ -386,32 +387,24 @@ static int limits_of(const crt_resources *r, bool v2, const cg_driver *d, const 
   return v2 ? unified_limits(&r->unified, l, err) : 0;
 }
 
-#define CPUSET_MAX_BITS 8192
-
 /* A cpuset list ("0-3,8") as systemd's AllowedCPUs/AllowedMemoryNodes
  * take it: a byte array, bit N in byte N/8 (runc's RangeToBits).  systemd
  * writes the unit's cpuset again at every daemon-reload: without the
  * property it would reset the cgroup's cpuset.cpus to empty. */
 static int append_cpuset(sd_bus_message *m, const char *name, const char *list, crt_err **err) {
-  uint8_t bits[CPUSET_MAX_BITS / 8] = {0};
+  unsigned long mask[CRT_IDLIST_BITS / (8 * sizeof(unsigned long))];
+  char trimmed[256];
+  /* a value read back from a cpuset file ends in a newline */
+  if (crt_fmt(trimmed, sizeof trimmed, "%.*s", (int)strcspn(list, "\n"), list) < 0)
+    return crt_error(err, ENAMETOOLONG, "systemd cgroup manager: %s: list too long", name);
+  if (crt_parse_id_list(trimmed, mask, CRT_IDLIST_BITS, err) < 0)
+    return crt_error_wrap(err, "systemd cgroup manager: %s", name);
+  uint8_t bits[CRT_IDLIST_BITS / 8] = {0};
   size_t len = 1;
-  for (const char *p = list; *p;) {
-    char *end;
-    errno = 0;
-    unsigned long lo = strtoul(p, &end, 10), hi = lo;
-    if (end == p || errno) goto bad;
-    if (*end == '-') {
-      p = end + 1;
-      hi = strtoul(p, &end, 10);
-      if (end == p || errno || hi < lo) goto bad;
-    }
-    if (hi >= CPUSET_MAX_BITS) goto bad;
-    for (unsigned long b = lo; b <= hi; b++) bits[b / 8] |= (uint8_t)(1u << (b % 8));
-    if (hi / 8 + 1 > len) len = hi / 8 + 1;
-    p = end;
-    if (*p == ',') p++;
-    else if (*p && *p != '\n') goto bad;
-    else break;
+  for (size_t b = 0; b < CRT_IDLIST_BITS; b++) {
+    if (!(mask[b / (8 * sizeof(unsigned long))] & (1UL << (b % (8 * sizeof(unsigned long)))))) continue;
+    bits[b / 8] |= (uint8_t)(1u << (b % 8));
+    len = b / 8 + 1;
   }
   int rc = sd.open_container(m, 'r', "sv");
   if (rc >= 0) rc = sd.append(m, "s", name);
@@ -421,8 +414,6 @@ static int append_cpuset(sd_bus_message *m, const char *name, const char *list, 
   for (int i = 0; i < 3 && rc >= 0; i++) rc = sd.close_container(m);
   if (rc < 0) return crt_error(err, -rc, "systemd cgroup manager: %s", name);
   return 0;
-bad:
-  return crt_error(err, EINVAL, "systemd cgroup manager: %s: invalid cpuset list \"%s\"", name, list);
 }
 
 static int append_limits(sd_bus_message *m, const sd_limits *l, bool v2) {
