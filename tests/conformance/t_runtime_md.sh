@@ -162,7 +162,7 @@ test_runtime_md_process_optional_until_start() {
   crt create --bundle "$T/b" "$id" </dev/null >"$T/create.out" 2>&1
   assert_eq 0 "$?" "create without process: $(cat "$T/create.out")"
   assert_eq created "$(state_field "$id" status)" "status after create"
-  echo '{"args":["echo","inside"],"cwd":"/","user":{"uid":0,"gid":0}}' >"$T/p.json"
+  echo '{"args":["echo","inside"],"env":["PATH=/bin"],"cwd":"/","user":{"uid":0,"gid":0}}' >"$T/p.json"
   run_rc crt exec -p "$T/p.json" "$id"
   assert_eq "0 inside" "$rc $out" "exec --process into it"
   run_rc crt start "$id"

@@ -1073,19 +1073,23 @@ test_huge_values_cut_in_errors() {
   make_bundle "$T/b" true
   cp "$T/b/config.json" "$T/config.orig"
   local what edit
-  for what in "capabilities.bounding:c['process']['capabilities']['bounding'].append(big)" \
-              "namespaces:c['linux']['namespaces'].append({'type':big})" \
-              "rlimits:c['process']['rlimits'].append({'type':big,'soft':1,'hard':1})" \
-              "env:c['process']['env'].append(big)" "ociVersion:c['ociVersion']=big"; do
-    edit=${what#*:}; what=${what%%:*}
+  # an unknown capability is a warning (runc >= 1.2: "ignoring unknown or
+  # unavailable capabilities"), the others are errors: each message is cut
+  for what in "capabilities:0:c['process']['capabilities']['bounding'].append(big)" \
+              "namespaces:1:c['linux']['namespaces'].append({'type':big})" \
+              "rlimits:1:c['process']['rlimits'].append({'type':big,'soft':1,'hard':1})" \
+              "env:1:c['process']['env'].append(big)" "ociVersion:1:c['ociVersion']=big"; do
+    local want
+    edit=${what#*:}; what=${what%%:*}; want=${edit%%:*}; edit=${edit#*:}
     cp "$T/config.orig" "$T/b/config.json"
     bundle_edit "$T/b" "big='A'*(1<<20); $edit"
     rm -f "$T/log.json"
     "$CRT_BIN" --root "$CRT_ROOT" --log "$T/log.json" --log-format json run -b "$T/b" "$(new_id)" </dev/null 2>"$T/err"
-    assert_eq 1 "$?" "run with a 1 MiB $what"
+    assert_eq "$want" "$?" "run with a 1 MiB $what"
     local n; n=$(wc -c <"$T/err")
     [ "$n" -lt 2048 ] || fail "stderr for a 1 MiB $what: $n bytes"
-    assert_contains "$(cat "$T/err")" "$what" "stderr names the field"
+    # with --log, a warning goes to the log alone, as runc's
+    [ "$want" = 0 ] || assert_contains "$(cat "$T/err")" "$what" "stderr names the field"
     python3 - "$T/log.json" "$what" <<'PY' || fail "log.json for a 1 MiB $what: $(head -c 300 "$T/log.json")"
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
