@@ -2,12 +2,16 @@
 # passes with runc 1.1 in crt's place (CRT_BIN=/usr/sbin/runc): the checks of
 # crt's own messages and clean-up guarantees are under is_crt.
 #
-# The CRIU binary: $CRIU if set, else `criu` on PATH if `criu check` passes,
-# else ../shared/criu/criu beside the checkout (CRIU 4.2; Debian 12's 3.17
-# fails `criu check` on kernels newer than its vDSO knowledge).
+# The CRIU binary: $CRIU if set, else sid's CRIU 4.2.1 (tests/lib/peers.sh
+# criu: Debian's package with its libraries), else `criu` on PATH if `criu
+# check` passes, else ../shared/criu/criu beside the checkout (CRIU 4.2;
+# Debian 12's 3.17 fails `criu check` on kernels newer than its vDSO
+# knowledge).
 
 criu_bin() {
   if [ -n "${CRIU:-}" ]; then echo "$CRIU"; return; fi
+  local c
+  if c=$(bash "$REPO/tests/lib/peers.sh" criu 2>/dev/null) && "$c" check >/dev/null 2>&1; then echo "$c"; return; fi
   if command -v criu >/dev/null && criu check >/dev/null 2>&1; then command -v criu; return; fi
   echo "$REPO/../shared/criu/criu"
 }
