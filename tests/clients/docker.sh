@@ -150,12 +150,9 @@ SH
 chmod +x "$W/bin/crt"
 python3 "$here/mkimage.py" "$W/image" >/dev/null || die "mkimage.py failed"
 
-# CRIU for `docker checkpoint` (crt and the shim find it on PATH): $CRIU,
-# else criu on PATH if `criu check` passes, else ../shared/criu/criu.
-criu=${CRIU:-}
-if [ -z "$criu" ]; then
-  if command -v criu >/dev/null && criu check >/dev/null 2>&1; then criu=$(command -v criu); else criu=$REPO/../shared/criu/criu; fi
-fi
+# CRIU for `docker checkpoint` (crt and the shim find it on PATH):
+# pick_criu (lib.sh).
+criu=$(pick_criu)
 ck_ok=0
 if "$criu" check >/dev/null 2>&1; then ln -sf "$criu" "$W/bin/criu" && ck_ok=1; fi
 PATH=$W/bin:$PATH /usr/sbin/dockerd -H "unix://$SOCK" --data-root "$W/data" --exec-root "$W/exec" --pidfile "$W/docker.pid" \

@@ -173,12 +173,9 @@ out=$(pm run -d --name "$c" "$IMG" sleep 100 2>&1) || die "run -d: $out"
 out=$(pm rm -f -t 0 "$c" 2>&1) || bad "rm -f: $out"
 ok_eq "" "$(pm ps -aq)" "no containers left in podman"
 
-# 5. checkpoint and restore (CRIU: $CRIU, else criu on PATH if `criu check`
-# passes, else ../shared/criu/criu; podman checks CRIU itself through PATH).
-criu=${CRIU:-}
-if [ -z "$criu" ]; then
-  if command -v criu >/dev/null && criu check >/dev/null 2>&1; then criu=$(command -v criu); else criu=$REPO/../shared/criu/criu; fi
-fi
+# 5. checkpoint and restore (CRIU: pick_criu in lib.sh; podman checks CRIU
+# itself through PATH).
+criu=$(pick_criu)
 if "$criu" check >/dev/null 2>&1; then
   ln -sf "$criu" "$W/bin/criu"
   c=$P-ck
