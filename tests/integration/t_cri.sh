@@ -6,8 +6,8 @@
 
 test_buildah() { clients_run buildah.sh; }
 test_cri() { clients_run cri.sh; }
-# with sid's containerd 2.1 CRI plugin and buildah 1.43 (tests/lib/sid.sh);
-# about 50 s and 15 s here
+# with sid's buildah 1.43 and containerd 2.1's CRI plugin (tests/lib/sid.sh):
+# about 20 s and 60-95 s here
 test_sid_buildah() { sid_clients_run buildah.sh; }
 test_sid_cri() { sid_clients_run cri.sh; }
 
