@@ -187,12 +187,14 @@ test_checkpoint_refused_cases_leave_the_container() {
   run_piped "$id" "$T/b" "$T/out"
   counts "$T/out"
   local pid; pid=$(state_field "$id" pid)
-  # a CRIU that fails `criu check`
-  printf '#!/bin/sh\necho "Error (criu/kerndat.c:1): cannot run here" >&2\nexit 1\n' >"$T/badcriu"
-  chmod +x "$T/badcriu"
-  run_rc "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/badcriu" checkpoint --image-path "$T/img2" "$id"
+  # a CRIU that fails `criu check`, named by --criu and first on PATH (runc
+  # >= 1.2 ignores --criu)
+  mkdir -p "$T/bad"
+  printf '#!/bin/sh\necho "Error (criu/kerndat.c:1): cannot run here" >&2\nexit 1\n' >"$T/bad/criu"
+  chmod +x "$T/bad/criu"
+  run_rc env PATH="$T/bad:$PATH" "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/bad/criu" checkpoint --image-path "$T/img2" "$id"
   [ $rc != 0 ] || fail "checkpoint with a failing criu succeeded"
-  is_crt && assert_contains "$out" "badcriu check: exited with status 1: Error (criu/kerndat.c:1): cannot run here"
+  is_crt && assert_contains "$out" "bad/criu check: exited with status 1: Error (criu/kerndat.c:1): cannot run here"
   # --pre-dump needs dirty-memory tracking
   if ! "$CK_CRIU" check --feature mem_dirty_track >/dev/null 2>&1; then
     run_rc ck checkpoint --pre-dump --image-path "$T/img3" "$id"
