@@ -43,36 +43,16 @@ sid_mirror() {
 # sid_setup ROOT: what the root gets after debootstrap (part of the key).
 sid_setup() {
   local r=$1
-  # The mirror may serve a snapshot whose Release is past its Valid-Until.
+  # apt inside, by hand too: the mirror may serve a snapshot whose Release
+  # is past its Valid-Until
   echo 'Acquire::Check-Valid-Until "false";' >"$r/etc/apt/apt.conf.d/90crt-snapshot"
-  # No daemon is started by the packages' scripts inside the chroot.
-  printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
-  chmod +x "$r/usr/sbin/policy-rc.d"
-  sid_chroot "$r" env DEBIAN_FRONTEND=noninteractive apt-get -qq update
   # shellcheck disable=SC2086
-  sid_chroot "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends $SID_PKGS >/dev/null
-  sid_chroot "$r" apt-get clean
-  rm -rf "$r"/var/lib/apt/lists/* "$r"/usr/share/{doc,man,locale,info}/*
-  # The clients' config defaults only: the tests pass their own.
-  rm -f "$r/usr/sbin/policy-rc.d"
-}
-
-# sid_chroot ROOT CMD...: CMD in ROOT with /proc /sys /dev, in a private
-# mount namespace (for the build: apt's maintainer scripts want them).
-sid_chroot() {
-  local r=$1; shift
-  unshare --mount --propagation private -- sh -ec '
-    r=$1; shift
-    mount --bind "$r" "$r"
-    mount -t proc proc "$r/proc"
-    mount --rbind /sys "$r/sys"
-    mount --rbind /dev "$r/dev"
-    exec chroot "$r" "$@"' sh "$r" "$@"
+  tree_apt_install "$r" "$SID_DIR/apt.log" $SID_PKGS || return 1
+  rm -rf "$r"/var/cache/apt/archives/*.deb "$r"/var/lib/apt/lists/* "$r"/usr/share/{doc,man,locale,info}/*
 }
 
 sid_key() {
-  { echo "$SID_SUITE $(sid_mirror) $SID_PKGS"; declare -f sid_setup sid_chroot; } | sha256sum | cut -c1-16
+  { echo "$SID_SUITE $(sid_mirror) $SID_PKGS"; declare -f sid_setup tree_apt_install; } | sha256sum | cut -c1-16
 }
 
 # sid_root: prints the root's path; builds it when missing (one build at a
