@@ -41,7 +41,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 UNIT_ASAN := $(UNIT_SRCS:tests/unit/%.c=build-asan/tests/%)
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all clean install check check-v2 check-systemd unit unit-asan integration deps demo conformance bench fuzz clang-syntax
+.PHONY: all clean install check check-v2 check-systemd unit unit-asan integration deps demo conformance bench fuzz clang-syntax check-runc
 all: crt
 
 crt: $(OBJS) $(STUB)
@@ -108,6 +108,17 @@ check-v2: crt
 # --systemd-cgroup, podman and Docker, for crt and runc.
 check-systemd: crt
 	@bash tests/guest/systemd/run.sh
+
+# The differential tests with a reference runc in crt's place: current runc
+# (1.3.6 from Debian sid through tests/lib/peers.sh) by default,
+# PEER=/usr/sbin/runc for Debian's 1.1.5; PEER_ONLY=REGEX picks other tests
+# (default the t_compat files; e.g. t_checkpoint, t_clients).
+PEER ?= runc
+PEER_ONLY ?= ^t_compat
+check-runc: crt
+	@bin=$$(if [ "$(PEER)" = runc ]; then bash tests/lib/peers.sh runc; else echo "$(PEER)"; fi) && \
+	  echo "peer: $$bin ($$("$$bin" --version | head -1))" && \
+	  CRT_BIN=$$bin ONLY='$(PEER_ONLY)' bash tests/integration/run.sh
 
 # The whole suite: unit tests (plain and ASan/UBSan), real containers, and
 # the cgroup v2 and systemd guests.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make check: unit tests (plain + ASan/UBSan), the integration suite and
 # the cgroup v2 guest (tests/guest/v2) and the systemd guest
-# (tests/guest/systemd), whose image is built while the unit tests run.
+# (tests/guest/systemd), whose image is built while the unit tests run, as
+# is the Debian sid userland of the client tests (tests/lib/sid.sh; cached,
+# a no-op when its inputs did not change).
 # The closing line sums every part: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -26,8 +28,11 @@ part() { # name, command...
 mkdir -p build/guest
 nice -n 10 bash tests/guest/systemd/run.sh --image >build/guest/systemd-image.log 2>&1 &
 image=$!
+nice -n 10 bash tests/lib/sid.sh --build >build/sid-root.log 2>&1 &
+sid=$!
 part unit make --no-print-directory unit
 part unit-asan make --no-print-directory unit-asan
+wait $sid || echo "integration: the sid root build failed (its tests will say so): $(tail -5 build/sid-root.log)"
 part integration bash tests/integration/run.sh
 part guest-v2 bash tests/guest/v2/run.sh
 wait $image || echo "guest-systemd: the image build failed: $(tail -5 build/guest/systemd-image.log)"

@@ -27,6 +27,10 @@ int crt_loopback_up(const crt_spec *spec, crt_err **err);
 int crt_lo_up(crt_err **err);
 /* oomScoreAdj, personality, scheduler, ioPriority, umask, memoryPolicy. */
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err);
+/* process.oomScoreAdj written to /proc/PID (0: ourselves) by a process that
+ * is still the host's root: for a process about to become root in a user
+ * namespace, which cannot write its own afterwards.  Nothing when unset. */
+int crt_oom_score_adj_early(pid_t pid, const crt_process *p, crt_err **err);
 /* Whether setting up p writes under /proc (sysctls, timeOffsets,
  * oomScoreAdj, an LSM label) or reopens its terminal there: only then is
  * crt's own procfs handle made ahead (crt/procfs.h).  Making it and

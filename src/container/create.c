@@ -32,6 +32,7 @@
 #include "crt/namespaces.h"
 #include "crt/netdev.h"
 #include "crt/numa.h"
+#include "crt/process.h"
 #include "crt/procinfo.h"
 #include "crt/cgroup.h"
 #include "crt/seccomp.h"
@@ -361,6 +362,8 @@ static int await_parked(create_ctx *c, crt_err **err) {
 
 static int answer_maps(create_ctx *c, crt_state *s, crt_err **err) {
   if (crt_ns_write_maps(s->pid, c->spec, err) < 0) return -1;
+  /* before the init becomes root in its namespace (crt_oom_score_adj_early) */
+  if (crt_oom_score_adj_early(s->pid, c->spec->process, err) < 0) return -1;
   CRT_STAGE(c->stages, "uid/gid maps written");
   return tell_init(c, CRT_SYNC_MAPS_DONE, NULL, "tell the init its uid/gid maps are written", err);
 }
@@ -423,15 +426,16 @@ static int take_container_pid(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_
 }
 
 /* Which requests this container's init may make, and how many times:
- * MAPS and MOUNT_SOURCE only with a new user namespace, NETDEVS only with
- * netDevices, PRESTART only with such hooks; each once but MOUNT_SOURCE. */
+ * MAPS only with a new user namespace, MOUNT_SOURCE with any (joined by
+ * path too), NETDEVS only with netDevices, PRESTART only with such hooks;
+ * each once but MOUNT_SOURCE. */
 static bool request_allowed(create_ctx *c, uint32_t type) {
   const crt_spec *spec = c->spec;
   bool userns = crt_spec_new_namespace(spec, CRT_NS_USER);
   const crt_hooks *h = spec->hooks;
   bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
-            (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) ||
-            (userns && (type == CRT_SYNC_MAPS || type == CRT_SYNC_MOUNT_SOURCE)) ||
+            (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) || (userns && type == CRT_SYNC_MAPS) ||
+            (crt_spec_namespace(spec, CRT_NS_USER) && type == CRT_SYNC_MOUNT_SOURCE) ||
             (type == CRT_SYNC_NETDEVS && spec->linux_ && spec->linux_->net_devices.len);
   if (!ok || type >= 32) return false;
   if (type == CRT_SYNC_MOUNT_SOURCE) return true;

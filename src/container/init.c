@@ -524,7 +524,8 @@ static void init_main(init_ctx *c) {
                           .rootfs = c->rootfs,
                           .userns = new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = crt_spec_new_namespace(spec, CRT_NS_MOUNT),
-                          .source_from_host = new_userns ? ask_mount_source : NULL,
+                          /* any user namespace, joined by path too (a pod's) */
+                          .source_from_host = crt_spec_namespace(spec, CRT_NS_USER) ? ask_mount_source : NULL,
                           .source_arg = c,
                           .host_binds = !c->opts->rootless,
                           .cgroup_join = join_cgroup};
@@ -552,6 +553,8 @@ static void init_entry(void *c) {
  * clone() cannot create), then clone the init as our parent's child. */
 static void joiner_main(init_ctx *c, int flags) {
   crt_err *err = NULL;
+  /* still the host's root: the init inherits it (crt_oom_score_adj_early) */
+  if (crt_spec_namespace(c->spec, CRT_NS_USER)) CHILD_TRY(&c->rep, crt_oom_score_adj_early(0, c->spec->process, &err));
   /* a pid namespace the init enters late: never the joiner */
   CHILD_TRY(&c->rep, crt_ns_join_paths(c->spec, c->pidns_fd >= 0 ? CLONE_NEWPID : 0, &err));
   if (flags & CLONE_NEWTIME) {

@@ -207,8 +207,39 @@ bool crt_proc_writes_wanted(const crt_spec *spec, const crt_process *p) {
                (p->selinux_label && *p->selinux_label));
 }
 
+/* The becoming root of a user namespace (a uid change) leaves a process
+ * not dumpable, and its /proc files then belong to the host's root: in
+ * the namespace it may no longer write its oom_score_adj.  So the runtime
+ * (or the joiner, before it joins) writes it while it can, as runc's
+ * nsexec does first thing, and the late write is skipped when the value
+ * is in place already. */
+int crt_oom_score_adj_early(pid_t pid, const crt_process *p, crt_err **err) {
+  if (!p || !p->oom_score_adj.set) return 0;
+  char path[48], buf[32];
+  if (pid > 0) snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
+  else snprintf(path, sizeof path, "/proc/self/oom_score_adj");
+  int n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
+  cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write(fd, buf, (size_t)n) != n) {
+    crt_error(err, errno, "set oomScoreAdj %s: %s", buf, path);
+    return crt_rootless_explain(err, "oom_score_adj");
+  }
+  return 0;
+}
+
+static bool oom_score_adj_is(long long v) {
+  char buf[32];
+  cleanup_close int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  char *end = NULL;
+  long long cur = strtoll(buf, &end, 10);
+  return end != buf && (*end == '\n' || !*end) && cur == v;
+}
+
 int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **err) {
-  if (p->oom_score_adj.set) {
+  if (p->oom_score_adj.set && !oom_score_adj_is(p->oom_score_adj.v)) {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
     if (crt_procfs_write(CRT_PROCFS_SELF, 0, "oom_score_adj", buf, (size_t)n, err) < 0) {

@@ -75,8 +75,13 @@ python3 "$here/mkimage.py" "$W/image" "$IMG" >/dev/null || die "mkimage.py faile
 # the bundle config.json of the last `buildah run`
 last_cfg() { ls -t "$W"/bundles/*.json 2>/dev/null | head -1; }
 
-# 1. from an OCI archive (no registry)
-out=$(bh from --name "$P-1" "oci-archive:$W/image/oci.tar" 2>&1); rc=$?
+# 1. from an OCI archive (no registry).  buildah >= 1.3x asks, as root, for
+# RLIMIT_NOFILE and RLIMIT_NPROC 1048576 unless told otherwise; a root
+# without CAP_SYS_RESOURCE (this CI's) cannot raise its hard limits that
+# far, and every runtime's create fails there: the containers get
+# contrib/podman/containers.conf's default_ulimits instead.
+UL=(--ulimit nofile=1024:1024 --ulimit nproc=4096:4096)
+out=$(bh from "${UL[@]}" --name "$P-1" "oci-archive:$W/image/oci.tar" 2>&1); rc=$?
 ok_eq "0 $P-1" "$rc $(echo "$out" | tail -1)" "buildah from oci-archive: ($out)"
 ok_eq "$P-1" "$(bh containers --format '{{.ContainerName}}' 2>&1)" "buildah containers lists it"
 
@@ -86,12 +91,17 @@ ok_eq "$P-1" "$(bh containers --format '{{.ContainerName}}' 2>&1)" "buildah cont
 # container's, as runc >= 1.2 does (docs/clients.md); crt says it once.
 out=$(brun "$P-1" -- sh -c 'echo hello from $(hostname); echo to-stderr >&2' 2>"$W/run.err"); rc=$?
 ok_eq "0 hello from" "$rc $(echo "$out" | cut -d' ' -f1,2)" "run --isolation oci: output ($out)"
+# buildah 1.28 asks for ambient caps the inheritable set lacks, 1.43 for
+# none: one warning, or none
+warn=$(j "$(last_cfg)" 'int(bool(set(d["process"]["capabilities"].get("ambient") or []) - set(d["process"]["capabilities"].get("inheritable") or [])))')
 case "$CRT" in
-  */crt) ok_eq "to-stderr 1" "$(grep -v "can't raise ambient" "$W/run.err") $(grep -c "can't raise ambient capabilities CAP_" "$W/run.err")" \
+  */crt) ok_eq "to-stderr $warn" "$(grep -v "can't raise ambient" "$W/run.err") $(grep -c "can't raise ambient capabilities CAP_" "$W/run.err")" \
            "run: the container's stderr, and crt's one warning naming every ambient cap it could not raise ($(head -c 400 "$W/run.err"))" ;;
   *) say "SKIP: run: crt's one ambient warning (the runtime is $CRT)" ;;
 esac
 ok_has "$(cat "$W/argv.log" 2>&1)" " create --bundle " "buildah ran the runtime (the wrapper) with create"
+out=$(brun "$P-1" -- sh -c 'cat /proc/self/limits' 2>&1)
+ok_eq "1024 1024 4096 4096" "$(echo "$out" | awk '/^Max open files/ {f = $4 " " $5} /^Max processes/ {p = $3 " " $4} END {print f, p}')" "from --ulimit nofile, nproc: the container's RLIMIT_NOFILE, RLIMIT_NPROC"
 out=$(brun "$P-1" -- sh -c 'exit 3' 2>&1); rc=$?
 ok_eq 3 "$rc" "run sh -c 'exit 3': exit code propagated ($out)"
 out=$(bh run "${RUN[@]}" "$P-1" -- /nonexistent 2>&1); rc=$?
@@ -126,7 +136,7 @@ out=$(bh commit "$P-1" localhost/crt-committed:1 2>&1) || bad "buildah commit: $
 ok_eq "localhost/crt-committed:1" "$(bh images --format '{{.Name}}:{{.Tag}}' 2>&1 | grep crt-committed)" "buildah images lists the committed image"
 ok_eq "[CRT_FOO=bar] /tmp" "$(bh inspect --type image --format '{{.OCIv1.Config.Env}} {{.OCIv1.Config.WorkingDir}}' localhost/crt-committed:1 2>&1 | sed 's/\[PATH=[^ ]* /[/')" \
   "the committed image keeps config --env --workingdir"
-out=$(bh from --name "$P-2" localhost/crt-committed:1 2>&1) || bad "buildah from the committed image: $out"
+out=$(bh from "${UL[@]}" --name "$P-2" localhost/crt-committed:1 2>&1) || bad "buildah from the committed image: $out"
 out=$(brun "$P-2" -- cat /tmp/made 2>"$W/run.err")
 ok_eq "made-by-a-run" "$out" "the committed image holds the file the run wrote"
 

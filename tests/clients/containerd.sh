@@ -88,10 +88,7 @@ SH
 chmod +x "$W/crt-wrapper"
 python3 "$here/mkimage.py" "$W/image" "$IMG" || die "mkimage.py failed"
 
-criu=${CRIU:-}
-if [ -z "$criu" ]; then
-  if command -v criu >/dev/null && criu check >/dev/null 2>&1; then criu=$(command -v criu); else criu=$REPO/../shared/criu/criu; fi
-fi
+criu=$(pick_criu)
 ck_ok=0
 if "$criu" check >/dev/null 2>&1; then mkdir -p "$W/bin" && ln -sf "$criu" "$W/bin/criu" && ck_ok=1; fi
 ctrd_before=$(ls -d /tmp/ctrd-checkpoint* 2>/dev/null | sort)

@@ -73,7 +73,9 @@ ru_create "$W/home" || die "useradd"
 mkdir -p "$W/bin" "$W/log/bundles" "$R/run" "$R/rr" "$R/tmp" "$W/home/vol"
 chown "$RU_USER:" "$W/log" "$W/log/bundles" "$R/run" "$R/rr" "$R/tmp" "$W/home/vol"
 chmod 0700 "$R/run"
-RU_ENV=(HOME="$W/home" XDG_RUNTIME_DIR="$R/run" CONTAINERS_CONF="$W/containers.conf")
+# podman 5 on a cgroup v1 host warns on every command that v1 is
+# deprecated, into the output the checks read (podman 4 ignores this)
+RU_ENV=(HOME="$W/home" XDG_RUNTIME_DIR="$R/run" CONTAINERS_CONF="$W/containers.conf" PODMAN_IGNORE_CGROUPSV1_WARNING=1)
 
 # The contrib snippet, with this run's runtime and paths.
 sed -e "s#\"/usr/local/bin/crt\", \"/usr/bin/crt\"#\"$W/bin/crt\"#" \

@@ -173,6 +173,21 @@ clients_run() { # script
   [ $rc = 0 ] || fail "$1 failed (rc $rc)"
 }
 
+# sid_clients_run SCRIPT: the same with Debian sid's clients (containerd 2,
+# Docker 28, podman 5, buildah 1.4x: tests/lib/sid.sh), entered in a private
+# mount namespace with the host's paths; the sid root is built first if
+# missing (outside the time limit).  CRT_BIN=/usr/sbin/runc there is sid's
+# runc 1.3, the runc that matches those clients.
+sid_clients_run() { # script
+  local s=$REPO/tests/clients/$1
+  ( . "$REPO/tests/lib/sid.sh"; sid_root >/dev/null ) || { fail "no sid root (tests/lib/sid.sh)"; return; }
+  ( . "$REPO/tests/lib/sid.sh"
+    sid_enter env CRT_BIN="$CRT_BIN" timeout -k 5 170 bash "$s" "$T/${1%%.sh}" )
+  local rc=$?
+  [ $rc = 124 ] && fail "sid: $1 timed out after 170 s"
+  [ $rc = 0 ] || fail "sid: $1 failed (rc $rc)"
+}
+
 # assert_sealed_crt PID WHAT: PID runs crt sealed (src/linux/cloned_binary.c):
 # through the internal overlay (its exe is /NAME on overlayfs) or from the
 # memfd copy where overlayfs cannot be used.

@@ -2,12 +2,16 @@
 # passes with runc 1.1 in crt's place (CRT_BIN=/usr/sbin/runc): the checks of
 # crt's own messages and clean-up guarantees are under is_crt.
 #
-# The CRIU binary: $CRIU if set, else `criu` on PATH if `criu check` passes,
-# else ../shared/criu/criu beside the checkout (CRIU 4.2; Debian 12's 3.17
-# fails `criu check` on kernels newer than its vDSO knowledge).
+# The CRIU binary: $CRIU if set, else sid's CRIU 4.2.1 (tests/lib/peers.sh
+# criu: Debian's package with its libraries), else `criu` on PATH if `criu
+# check` passes, else ../shared/criu/criu beside the checkout (CRIU 4.2;
+# Debian 12's 3.17 fails `criu check` on kernels newer than its vDSO
+# knowledge).
 
 criu_bin() {
   if [ -n "${CRIU:-}" ]; then echo "$CRIU"; return; fi
+  local c
+  if c=$(bash "$REPO/tests/lib/peers.sh" criu 2>/dev/null) && "$c" check >/dev/null 2>&1; then echo "$c"; return; fi
   if command -v criu >/dev/null && criu check >/dev/null 2>&1; then command -v criu; return; fi
   echo "$REPO/../shared/criu/criu"
 }
@@ -183,12 +187,14 @@ test_checkpoint_refused_cases_leave_the_container() {
   run_piped "$id" "$T/b" "$T/out"
   counts "$T/out"
   local pid; pid=$(state_field "$id" pid)
-  # a CRIU that fails `criu check`
-  printf '#!/bin/sh\necho "Error (criu/kerndat.c:1): cannot run here" >&2\nexit 1\n' >"$T/badcriu"
-  chmod +x "$T/badcriu"
-  run_rc "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/badcriu" checkpoint --image-path "$T/img2" "$id"
+  # a CRIU that fails `criu check`, named by --criu and first on PATH (runc
+  # >= 1.2 ignores --criu)
+  mkdir -p "$T/bad"
+  printf '#!/bin/sh\necho "Error (criu/kerndat.c:1): cannot run here" >&2\nexit 1\n' >"$T/bad/criu"
+  chmod +x "$T/bad/criu"
+  run_rc env PATH="$T/bad:$PATH" "$CRT_BIN" --root "$CRT_ROOT" --criu "$T/bad/criu" checkpoint --image-path "$T/img2" "$id"
   [ $rc != 0 ] || fail "checkpoint with a failing criu succeeded"
-  is_crt && assert_contains "$out" "badcriu check: exited with status 1: Error (criu/kerndat.c:1): cannot run here"
+  is_crt && assert_contains "$out" "bad/criu check: exited with status 1: Error (criu/kerndat.c:1): cannot run here"
   # --pre-dump needs dirty-memory tracking
   if ! "$CK_CRIU" check --feature mem_dirty_track >/dev/null 2>&1; then
     run_rc ck checkpoint --pre-dump --image-path "$T/img3" "$id"

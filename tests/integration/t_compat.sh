@@ -657,7 +657,9 @@ test_pidfd_socket() {
   run_rc crt create --pidfd-socket "$T/none.sock" -b "$T/b" "$id"; assert_eq 1 "$rc" "create with no listener"
   is_crt && assert_contains "$out" "connect --pidfd-socket $T/none.sock: "
   assert_contains "${out,,}" "no such file or directory"
-  [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"
+  # runc 1.3.6 leaves an empty state dir behind here (its state dir is made
+  # before it dials the socket); crt connects before it makes anything
+  if is_crt; then [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"; fi
   run_rc crt exec --pidfd-socket "$T/none.sock" nosuch-$$ true; assert_ne 0 "$rc" "exec with no listener"
 }
 

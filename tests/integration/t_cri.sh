@@ -6,6 +6,10 @@
 
 test_buildah() { clients_run buildah.sh; }
 test_cri() { clients_run cri.sh; }
+# with sid's buildah 1.43 and containerd 2.1's CRI plugin (tests/lib/sid.sh):
+# about 20 s and 60-95 s here
+test_sid_buildah() { sid_clients_run buildah.sh; }
+test_sid_cri() { sid_clients_run cri.sh; }
 
 # A container in another container's pid namespace (a pod's, joined by
 # path) leaves its init's children behind when the init exits: they are

@@ -429,3 +429,49 @@ for k in ('uidMappings', 'gidMappings', 'timeOffsets'):
   assert_ne "$(readlink "/proc/$pid/ns/mnt")" "$(readlink "/proc/$(state_field "$attached" pid)/ns/mnt")" "mount namespace (a new one)"
   crt delete -f "$attached"; crt delete -f "$target"
 }
+
+# A user namespace joined by path (a Kubernetes pod with hostUsers: false:
+# containerd 2 pins the pod's user namespace and every container joins it)
+# and a bind mount whose source only the host's root reaches (containerd's
+# /dev/shm under its 0700 state dir): the runtime, not the init, opens the
+# source, as with a new user namespace (runc's procMountPlease, for any
+# user namespace).  crt used to open it in the init, as the namespace's
+# root: EACCES.
+test_userns_joined_bind_source_only_root_reaches() {
+  local t id; t=$(new_id); id=$(new_id)
+  userns_bundle "$T/t" sleep 100
+  crt run -d -b "$T/t" "$t" </dev/null >/dev/null 2>&1 || fail "run the target"
+  local tp; tp=$(state_field "$t" pid)
+  mkdir -p "$T/private/src" && chmod 700 "$T/private" && echo only-root >"$T/private/src/f"
+  make_bundle "$T/j" cat /mnt/f
+  chown -R 100000:100000 "$T/j/rootfs"
+  bundle_edit "$T/j" "c['linux']['namespaces'].append({'type':'user','path':'/proc/$tp/ns/user'}); c['linux'].pop('uidMappings',None); c['linux'].pop('gidMappings',None)
+c['mounts'].append({'destination':'/mnt','type':'bind','source':'$T/private/src','options':['rbind','ro']})"
+  run_rc crt run -b "$T/j" "$id" </dev/null
+  if runc_before_1_2; then assert_contains "$out" "no uid mappings found"; crt delete -f "$t"; return 0; fi
+  assert_eq "0 only-root" "$rc $out" "a container joining a user namespace reads a bind source only the host's root reaches"
+  crt delete -f "$t" || fail "delete -f the target"
+}
+
+# process.oomScoreAdj with a user namespace, new or joined by path (a
+# Kubernetes pod with hostUsers: false: containerd sets it on the pod's
+# sandbox): becoming root in the namespace leaves the init not dumpable, its
+# /proc files the host root's, so it cannot write its own oom_score_adj
+# there; the runtime (new) or the joiner (joined) writes it first, as
+# runc's nsexec does.  crt used to fail create with EACCES.
+test_userns_oom_score_adj() {
+  local t; t=$(new_id)
+  userns_bundle "$T/t" sleep 100
+  crt run -d -b "$T/t" "$t" </dev/null >/dev/null 2>&1 || fail "run the target"
+  local tp; tp=$(state_field "$t" pid)
+  userns_bundle "$T/n" cat /proc/self/oom_score_adj
+  bundle_edit "$T/n" "c['process']['oomScoreAdj']=7"
+  run_rc crt run -b "$T/n" "$(new_id)" </dev/null
+  assert_eq "0 7" "$rc $out" "oomScoreAdj 7 in a new user namespace"
+  make_bundle "$T/j" cat /proc/self/oom_score_adj
+  chown -R 100000:100000 "$T/j/rootfs"
+  bundle_edit "$T/j" "c['linux']['namespaces'].append({'type':'user','path':'/proc/$tp/ns/user'}); c['linux'].pop('uidMappings',None); c['linux'].pop('gidMappings',None); c['process']['oomScoreAdj']=9"
+  run_rc crt run -b "$T/j" "$(new_id)" </dev/null
+  if runc_before_1_2; then assert_contains "$out" "no uid mappings found"; else assert_eq "0 9" "$rc $out" "oomScoreAdj 9 in a user namespace joined by path"; fi
+  crt delete -f "$t" || fail "delete -f the target"
+}
