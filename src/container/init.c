@@ -327,16 +327,22 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   if (mntns) {
     CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
     CHILD_TRY(r, crt_rootfs_reopen_dev_null(&err));
-  } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
-    crt_error(&err, errno, "chroot %s", c->rootfs);
-    crt_child_fail(r, err);
+  } else {
+    /* The host's mount namespace: nothing was mounted in root.path, so
+     * the terminal is a pty of the host's /dev/ptmx, taken before the
+     * chroot hides it (runc's host-mntns.bats runs with a terminal). */
+    if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, true, &err));
+    if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
+      crt_error(&err, errno, "chroot %s", c->rootfs);
+      crt_child_fail(r, err);
+    }
   }
   /* A missing cwd is made, as runc does (root-owned, 0755): in the new
    * root, where no path resolves outside it, and before it turns
    * read-only.  exec does not do this (nor does runc). */
   if (p && p->cwd && *p->cwd) CHILD_TRY(r, crt_mkdir_p(p->cwd, 0755, &err));
-  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, true, &err));
-  else if (c->console >= 0) close(c->console);
+  if (p && mntns) CHILD_TRY(r, crt_finalize_terminal(p, c->console, true, true, &err));
+  else if (!p && c->console >= 0) close(c->console);
   if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
   if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
   CRT_STAGE(c->stages, "rootfs ready (pivot_root, terminal, read-only and masked paths)");
@@ -427,7 +433,8 @@ static void init_main(init_ctx *c) {
   CRT_STAGES_BEGIN(&st, "init");
   c->stages = &st;
   /* Without a mount namespace nothing may be mounted (it would be the
-   * host's): the process is only chrooted into root.path, as in runc. */
+   * host's): the process is only chrooted into root.path (runc mounts
+   * the config's mounts on the host and leaves them there). */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
   bool new_userns = crt_spec_new_namespace(spec, CRT_NS_USER);
   crt_rootfs_config rc = {.spec = spec,

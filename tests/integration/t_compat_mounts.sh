@@ -475,3 +475,22 @@ c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]; c['root']['readonl
   local n=1; runc_before_1_2 && n=2 # runc 1.1.5 runs it twice
   assert_eq $n "$(ls "$T/b" | grep -c '^createRuntimeHook\.')" "createRuntime hook runs"
 }
+
+# Guards init_enter_root (src/container/init.c): host-mntns.bats as runc's
+# suite runs it, with `runc spec`'s terminal and read-only root: the pty
+# comes from the host's /dev/ptmx (the container's /dev is not mounted),
+# taken before the chroot; crt failed `open /dev/ptmx`.
+test_host_mount_ns_terminal() {
+  make_bundle "$T/b" /bin/echo Hello World
+  rm -rf "$T/b/rootfs/dev"/*
+  bundle_edit "$T/b" "c['process']['terminal']=True; c['root']['readonly']=True
+c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='mount']
+c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]"
+  local id; id=$(new_id)
+  (cd "$T/b" && script -qec "$(printf '%q ' "$CRT_BIN" --root "$CRT_ROOT" run "$id"); echo rc=\$?" /dev/null) >"$T/out" 2>&1 </dev/null
+  crt delete -f "$id" >/dev/null 2>&1
+  umount -R --lazy "$T/b/rootfs" 2>/dev/null
+  out=$(tr -d '\r' <"$T/out")
+  assert_contains "$out" "rc=0" "run with a terminal and no mount namespace"
+  assert_contains "$out" "Hello World"
+}
