@@ -361,6 +361,23 @@ static void close_fds_but(int from, int a, int b) {
   close_range((unsigned)from, ~0U, 0);
 }
 
+/* The parked init dies of HUP, INT, QUIT and TERM, as runc's (Go) init
+ * and crt-stub's do (see there: an init must catch a signal for the
+ * kernel to deliver it); the process's execve resets them. */
+static void parked_signal(int sig) {
+  signal(sig, SIG_DFL);
+  raise(sig);
+  _exit(2);
+}
+
+static void catch_park_signals(const crt_child_report *r) {
+  static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+  struct sigaction sa = {.sa_handler = parked_signal};
+  crt_err *err = NULL;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (sigaction(sigs[i], &sa, NULL) < 0) CHILD_TRY(r, crt_error(&err, errno, "sigaction for the parked init"));
+}
+
 /* Stage 5: READY sent, the seccomp filter loaded (crt_seccomp_load_point:
  * by crt-stub or here), parked on the exec FIFO until `start` opens it.
  * create waits for the sync socket to close, which happens only once the
@@ -400,6 +417,7 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
    * O_CLOEXEC, or the caller's, for the execve to drop); before the
    * filter, which need not allow close_range. */
   close_fds_but(3 + preserve, c->fifo, c->sync);
+  catch_park_signals(&c->rep);
   if (fo->seccomp_at == CRT_SECCOMP_BEFORE_PARK) CHILD_TRY(&c->rep, crt_seccomp_load(fo->filter, NULL, &err));
   close(c->sync);
   /* Parked until `start` drains the FIFO (see crt/execfifo.h). */

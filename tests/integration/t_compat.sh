@@ -593,6 +593,31 @@ test_kill_host_pidns_kills_the_cgroup() {
   crt delete "$id" || fail "delete (2)"
 }
 
+# Guards delete (src/container/lifecycle.c) as runc's delete.bats "runc
+# delete [host pidns + init gone]" (and its --force twin): the init killed
+# from outside, delete still kills what is left in the container's cgroup
+# and removes the container.
+test_delete_host_pidns_init_gone() {
+  local force cg=/crt-t-delpidns-$$
+  for force in "" --force; do
+    make_bundle "$T/b" sleep 300
+    bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']
+c['root']['readonly']=False; c['linux']['cgroupsPath']='$cg'"
+    local id pids p init procs=/sys/fs/cgroup/pids$cg/cgroup.procs; id=$(new_id)
+    crt run -d --pid-file "$T/pid" --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+    for p in 1 2 3; do crt exec -d "$id" sleep 3600 || fail "exec -d"; done
+    init=$(cat "$T/pid"); kill -9 "$init"
+    wait_eval "! grep -qx $init $procs" || fail "the init is still in $procs"
+    pids=$(cat $procs)
+    assert_eq 3 "$(echo $pids | wc -w)" "the exec'd processes left"
+    run_rc crt delete $force "$id"; assert_eq 0 "$rc" "delete $force: $out"
+    run_rc crt state "$id"; assert_eq 1 "$rc" "state after delete $force: $out"
+    for p in $pids; do wait_eval "! kill -0 $p 2>/dev/null" || fail "process $p survived delete $force"; done
+    [ ! -e "$procs" ] || assert_eq "" "$(cat $procs)" "cgroup.procs after delete $force"
+    rm -rf "$T/b"
+  done
+}
+
 # pidfd_server NAME SIGNAL: tests/lib/pidfd_recv.py listening on
 # $T/NAME.sock (its output in $T/NAME.out), ready on return; pidfd_go
 # NAME lets it send SIGNAL once the pidfd came
@@ -653,4 +678,36 @@ test_pidfd_socket() {
   assert_contains "${out,,}" "no such file or directory"
   [ ! -e "$CRT_ROOT/$id" ] || fail "a failed create left its state dir"
   run_rc crt exec --pidfd-socket "$T/none.sock" nosuch-$$ true; assert_ne 0 "$rc" "exec with no listener"
+}
+
+# Guards the parked init's signal handlers (src/stub/crt-stub.c and
+# init_park_and_exec in src/container/init.c): runc's pidfd-socket.bats
+# "runc create [ --pidfd-socket ]" stops a created container with SIGTERM
+# through the pidfd.  The parked init is its pid namespace's init, which
+# the kernel spares every signal it has no handler for but KILL and STOP;
+# runc's (Go) init has handlers and dies of TERM, INT, HUP and QUIT, and
+# so does crt's, parked by crt-stub or by crt itself (startContainer
+# hooks).
+test_pidfd_socket_sigterm_created() {
+  runc_before_1_2 && return 0
+  make_bundle "$T/b" sleep 1000
+  local id sig
+  for sig in 15 2; do
+    id=$(new_id)
+    pidfd_server c$sig $sig
+    crt create --pidfd-socket "$T/c$sig.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" ||
+      fail "create: $(cat "$T/err")"
+    assert_eq created "$(state_field "$id" status)" "before the signal"
+    pidfd_go c$sig
+    wait_eval "stopped $id" || fail "created container not stopped by signal $sig through the pidfd"
+    crt delete "$id" || fail "delete"
+  done
+  # parked by crt itself: a startContainer hook keeps crt-stub out
+  bundle_edit "$T/b" "c['hooks']={'startContainer':[{'path':'/bin/true'}]}"
+  id=$(new_id)
+  pidfd_server h 1
+  crt create --pidfd-socket "$T/h.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "create: $(cat "$T/err")"
+  pidfd_go h
+  wait_eval "stopped $id" || fail "created container not stopped by SIGHUP through the pidfd"
+  crt delete "$id" || fail "delete (HUP)"
 }
