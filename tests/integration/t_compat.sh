@@ -711,3 +711,32 @@ test_pidfd_socket_sigterm_created() {
   wait_eval "stopped $id" || fail "created container not stopped by SIGHUP through the pidfd"
   crt delete "$id" || fail "delete (HUP)"
 }
+
+# Guards w_limit (src/cgroup/cgroup_v1.c) and cg_check_before_update
+# (src/cgroup/cgroup_values.c): an update below the usage the kernel
+# cannot reclaim (8 MB in /dev/shm, no swap) fails in runc's words: on v1
+# the kernel's EBUSY as runc 1.3.6 reports it; with checkBeforeUpdate,
+# runc's check ("rejecting memory limit %d <= usage %d", its cgroup v2
+# code; runc 1.3.6 on v1 writes and gets the EBUSY).
+test_update_memory_below_usage() {
+  make_bundle "$T/b" sh -c 'head -c 8000000 /dev/zero > /dev/shm/big && echo filled > /dev/shm/done; sleep 100'
+  bundle_edit "$T/b" "c['linux']['resources']['memory']={'limit':268435456}; c['root']['readonly']=False"
+  local id pid; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  pid=$(state_field "$id" pid)
+  wait_for test -e "/proc/$pid/root/dev/shm/done" ||
+    fail "the container did not fill /dev/shm"
+  run_rc crt update --memory 4194304 "$id"
+  assert_eq 1 "$rc" "update --memory below usage: $out"
+  if runc_before_1_2; then crt delete -f "$id"; return 0; fi
+  assert_contains "$out" "unable to set memory limit to 4194304 (current usage: "
+  assert_contains "$out" ", peak usage: "
+  echo '{"memory":{"limit":4194304,"checkBeforeUpdate":true}}' >"$T/r.json"
+  run_rc crt update -r "$T/r.json" "$id"
+  assert_eq 1 "$rc" "checkBeforeUpdate below usage: $out"
+  if is_crt; then assert_contains "$out" "rejecting memory limit 4194304 <= usage "
+  else assert_contains "$out" "unable to set memory limit to 4194304"; fi
+  kill -0 "$pid" || fail "the container died"
+  crt delete -f "$id"
+}
+
