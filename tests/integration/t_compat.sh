@@ -740,3 +740,40 @@ test_update_memory_below_usage() {
   crt delete -f "$id"
 }
 
+
+# Guards stub_entry_usable (src/container/exec.c) and set_scheduler
+# (src/linux/process.c): runc's scheduler.bats.  "scheduler is applied":
+# the init's and an exec'd process's policy from config.json, and an exec
+# --process with SCHED_DEADLINE|SCHED_RESET_ON_FORK, set in the process
+# itself (crt-stub's fork used to reset it to SCHED_OTHER).  "scheduler vs
+# cpus": SCHED_DEADLINE with a cpuset is refused in runc's words.
+test_process_scheduler() {
+  runc_before_1_2 && return 0
+  make_bundle "$T/b" sleep 300
+  bundle_edit "$T/b" "c['process']['scheduler']={'policy':'SCHED_BATCH','priority':0,'nice':19}"
+  local id pid; id=$(new_id)
+  crt run -d --pid-file "$T/pid" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "run -d: $(cat "$T/err")"
+  out=$(chrt -p "$(cat "$T/pid")")
+  assert_contains "$out" "scheduling policy: SCHED_BATCH" "the init's policy"
+  crt exec -d --pid-file "$T/epid" "$id" sleep 300 </dev/null >/dev/null 2>&1 || fail "exec -d"
+  assert_contains "$(chrt -p "$(cat "$T/epid")")" "scheduling policy: SCHED_BATCH" "an exec'd process's policy"
+  cat >"$T/proc.json" <<'JSON'
+{"terminal": false, "args": ["/bin/sleep", "600"], "cwd": "/",
+ "scheduler": {"policy": "SCHED_DEADLINE", "flags": ["SCHED_FLAG_RESET_ON_FORK"], "nice": 19, "priority": 0,
+               "runtime": 42000, "deadline": 100000, "period": 1000000}}
+JSON
+  crt exec -d --pid-file "$T/dpid" --process "$T/proc.json" "$id" </dev/null >/dev/null 2>"$T/err" ||
+    fail "exec -d --process: $(cat "$T/err")"
+  pid=$(cat "$T/dpid")
+  out=$(chrt -p "$pid" 2>&1)
+  assert_contains "$out" "scheduling policy: SCHED_DEADLINE|SCHED_RESET_ON_FORK" "exec --process's policy"
+  assert_contains "$out" "runtime/deadline/period parameters: 42000/100000/1000000"
+  crt delete -f "$id"
+  [ "$(nproc)" -ge 2 ] || return 0
+  bundle_edit "$T/b" "c['linux'].setdefault('resources',{}).setdefault('cpu',{})['cpus']='0'
+c['process']['scheduler']={'policy':'SCHED_DEADLINE','nice':19,'runtime':42000,'deadline':1000000,'period':1000000}"
+  id=$(new_id)
+  run_rc crt run -d -b "$T/b" "$id"; assert_eq 1 "$rc" "SCHED_DEADLINE with a cpuset: $out"
+  assert_contains "$out" "process scheduler can't be used together with AllowedCPUs"
+  crt delete -f "$id" >/dev/null 2>&1
+}
