@@ -268,3 +268,33 @@ test_update_cpu_burst_and_idle() {
   assert_eq 1 "$(cat $cg/cpu.idle)" "cpu.idle after another update"
   crt delete -f "$id"
 }
+
+# Guards v1 realtime limits (src/cgroup/cgroup_v1.c): runc's update.bats
+# "update rt period and runtime": the container's cgroup and its parent
+# made beforehand with the root's realtime budget (the kernel gives none
+# by default), then realtimeRuntime alone, period and runtime together,
+# and the --cpu-rt-* flags.  A cgroup removed just before (another test's)
+# may hold its budget for a moment: the setup retries.
+test_update_rt_period_and_runtime() {
+  local B=/sys/fs/cgroup/cpu
+  [ -f $B/cpu.rt_runtime_us ] || { echo "skip: no CONFIG_RT_GROUP_SCHED"; return 0; }
+  local id cg d parent; id=$(new_id); parent=$id-p
+  trap 'rm_cgroup "'"$parent"'"' EXIT
+  mkdir -p "$B/$parent/$id" || fail "mkdir"
+  for d in "$parent" "$parent/$id"; do
+    wait_eval "cat $B/cpu.rt_period_us >$B/$d/cpu.rt_period_us && cat $B/cpu.rt_runtime_us >$B/$d/cpu.rt_runtime_us" 2>/dev/null ||
+      fail "no realtime budget for $B/$d"
+  done
+  cg=$B/$parent/$id
+  make_bundle "$T/b" sleep 300
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$parent/$id'"
+  run_detached "$id" "$T/b"; assert_eq 0 "$rc" "run -d: $out"
+  run_rc crt update -r - "$id" <<<'{"cpu": {"realtimeRuntime": 500001}}'; assert_eq 0 "$rc" "realtimeRuntime: $out"
+  assert_eq "$(cat $B/cpu.rt_period_us) 500001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime"
+  run_rc crt update -r - "$id" <<<'{"cpu": {"realtimePeriod": 800001, "realtimeRuntime": 500001}}'
+  assert_eq 0 "$rc" "realtimePeriod and Runtime: $out"
+  assert_eq "800001 500001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime (2)"
+  run_rc crt update "$id" --cpu-rt-period 900001 --cpu-rt-runtime 600001; assert_eq 0 "$rc" "--cpu-rt-*: $out"
+  assert_eq "900001 600001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime (3)"
+  crt delete -f "$id"
+}
