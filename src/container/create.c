@@ -350,15 +350,17 @@ static int answer_fifo(create_ctx *c, crt_state *s, crt_err **err) {
 }
 
 /* Which requests this container's init may make, and how many times:
- * MAPS and MOUNT_SOURCE only with a new user namespace, NETDEVS only with
- * netDevices, PRESTART only with such hooks; each once but MOUNT_SOURCE. */
+ * MAPS only with a new user namespace, MOUNT_SOURCE with a new or a joined
+ * one, NETDEVS only with netDevices, PRESTART only with such hooks; each
+ * once but MOUNT_SOURCE. */
 static bool request_allowed(create_ctx *c, uint32_t type) {
   const crt_spec *spec = c->spec;
   bool userns = crt_spec_new_namespace(spec, CRT_NS_USER);
+  const crt_namespace *user = crt_spec_namespace(spec, CRT_NS_USER);
   const crt_hooks *h = spec->hooks;
   bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
-            (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) ||
-            (userns && (type == CRT_SYNC_MAPS || type == CRT_SYNC_MOUNT_SOURCE)) ||
+            (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) || (userns && type == CRT_SYNC_MAPS) ||
+            (user && (userns || user->path) && type == CRT_SYNC_MOUNT_SOURCE) ||
             (type == CRT_SYNC_NETDEVS && spec->linux_ && spec->linux_->net_devices.len);
   if (!ok || type >= 32) return false;
   if (type == CRT_SYNC_MOUNT_SOURCE) return true;

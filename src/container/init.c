@@ -437,6 +437,13 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
   _exit(1);
 }
 
+/* A user namespace joined by path: the init in it has no rights over the
+ * host's filesystems either, so an idmapped bind is the runtime's too. */
+static bool joins_userns(const crt_spec *spec) {
+  const crt_namespace *n = crt_spec_namespace(spec, CRT_NS_USER);
+  return n && n->path && *n->path;
+}
+
 /* Runs in the final init process; never returns. */
 static void init_main(init_ctx *c) {
   crt_err *err = NULL;
@@ -459,7 +466,7 @@ static void init_main(init_ctx *c) {
                           .rootfs = c->rootfs,
                           .userns = new_userns || crt_spec_namespace(spec, CRT_NS_USER) || crt_in_userns(),
                           .new_mount_ns = crt_spec_new_namespace(spec, CRT_NS_MOUNT),
-                          .source_from_host = new_userns ? ask_mount_source : NULL,
+                          .source_from_host = new_userns || joins_userns(spec) ? ask_mount_source : NULL,
                           .source_arg = c,
                           .host_binds = !c->opts->rootless,
                           .cgroup_join = join_cgroup};
