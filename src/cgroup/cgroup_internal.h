@@ -177,6 +177,10 @@ int cg_validate(const crt_resources *r, bool v2, crt_err **err);
 unsigned long long cg_shares_to_weight(unsigned long long shares);
 unsigned long long cg_blkio_to_io_weight(unsigned long long w);
 int cg_swap_v2(long long swap, long long limit, long long *out, crt_err **err);
+/* memory.checkBeforeUpdate: refuses a limit (or memory+swap limit) at or
+ * below the usage in dir's usage_file, in runc's words; an unreadable
+ * usage passes (runc: best effort). */
+int cg_check_before_update(const char *dir, const char *usage_file, const crt_resources *r, crt_err **err);
 /* "dev hca_handle=N hca_object=M" for rdma.max. */
 int cg_rdma_line(const crt_rdma *r, char *buf, size_t len, crt_err **err);
 

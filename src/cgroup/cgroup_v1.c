@@ -295,6 +295,21 @@ static bool has_file(v1ctx *c, const char *ctrl, const char *file) {
   return d && cg_exists(d, file);
 }
 
+/* memory.limit_in_bytes; the kernel's EBUSY (usage it cannot reclaim
+ * below the limit) in runc's words, which name the usage. */
+static int w_limit(v1ctx *c, long long limit) {
+  if (w(c, "memory", "memory.limit_in_bytes", "%lld", limit) == 0) return 0;
+  if (!*c->err || (*c->err)->errnum != EBUSY) return -1;
+  cleanup_free char *d = ctrl_dir(c->d, "memory", c->path);
+  unsigned long long usage = d ? cg_rd(d, "memory.usage_in_bytes") : 0;
+  unsigned long long peak = d ? cg_rd(d, "memory.max_usage_in_bytes") : 0;
+  crt_err_free(c->err);
+  crt_error(c->err, 0, "unable to set memory limit to %lld (current usage: %llu, peak usage: %llu)", limit, usage,
+            peak);
+  (*c->err)->errnum = EBUSY;
+  return -1;
+}
+
 /* memsw (memory+swap) must stay >= the limit at every step: when both
  * change, memsw goes first if it grows (runc's order). */
 static int v1_limits(v1ctx *c, long long limit, long long swap) {
@@ -303,10 +318,10 @@ static int v1_limits(v1ctx *c, long long limit, long long swap) {
     unsigned long long cur = 0;
     if (swap == -1 || (d && cg_read_u64(d, "memory.limit_in_bytes", &cur) == 0 && cur < (unsigned long long)swap)) {
       if (w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", swap) < 0) return -1;
-      return w(c, "memory", "memory.limit_in_bytes", "%lld", limit);
+      return w_limit(c, limit);
     }
   }
-  if (limit != 0 && w(c, "memory", "memory.limit_in_bytes", "%lld", limit) < 0) return -1;
+  if (limit != 0 && w_limit(c, limit) < 0) return -1;
   if (swap != 0 && w(c, "memory", "memory.memsw.limit_in_bytes", "%lld", swap) < 0) return -1;
   return 0;
 }
@@ -324,13 +339,8 @@ static int v1_kmem(v1ctx *c, const crt_i64 *v, const char *file, const char *nam
 static int v1_memory(v1ctx *c, const crt_resources *r) {
   const __typeof__(r->memory) *m = &r->memory;
   long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
-  if (m->check_before_update.set && m->check_before_update.v && limit > 0) {
-    cleanup_free char *d = ctrl_dir(c->d, "memory", c->path);
-    unsigned long long usage;
-    if (d && cg_read_u64(d, "memory.usage_in_bytes", &usage) == 0 && usage > (unsigned long long)limit)
-      return crt_error(c->err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", usage,
-                       limit);
-  }
+  cleanup_free char *d = ctrl_dir(c->d, "memory", c->path);
+  if (cg_check_before_update(d, "memory.usage_in_bytes", r, c->err) < 0) return -1;
   /* runc: an unlimited memory without a swap value makes swap unlimited too */
   if (limit == -1 && swap == 0 && has_file(c, "memory", "memory.memsw.limit_in_bytes")) swap = -1;
   if (v1_limits(c, limit, swap) < 0) return -1;

@@ -51,12 +51,7 @@ static int v2_memory(cg_journal *j, const char *d, const crt_resources *r, crt_e
   long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
   long long res = m->reservation.set ? m->reservation.v : 0;
   char buf[32];
-  if (m->check_before_update.set && m->check_before_update.v && limit > 0) {
-    unsigned long long cur;
-    if (cg_read_u64(d, "memory.current", &cur) == 0 && cur > (unsigned long long)limit)
-      return crt_error(err, EBUSY, "cgroup: memory usage %llu exceeds the new limit %lld (checkBeforeUpdate)", cur,
-                       limit);
-  }
+  if (cg_check_before_update(d, "memory.current", r, err) < 0) return -1;
   if ((limit || swap || res) && v2_swap(j, d, swap, limit, err) < 0) return -1;
   if (limit) {
     fmt_max(buf, sizeof buf, limit);

@@ -144,3 +144,15 @@ int cg_validate(const crt_resources *r, bool v2, crt_err **err) {
   return v2 ? 0 : check_blkio_v1(r, err);
 }
 
+int cg_check_before_update(const char *dir, const char *usage_file, const crt_resources *r, crt_err **err) {
+  const __typeof__(r->memory) *m = &r->memory;
+  if (!m->check_before_update.set || !m->check_before_update.v || !dir) return 0;
+  long long limit = m->limit.set ? m->limit.v : 0, swap = m->swap.set ? m->swap.v : 0;
+  unsigned long long usage;
+  if ((limit <= 0 && swap <= 0) || cg_read_u64(dir, usage_file, &usage) < 0) return 0;
+  if (swap > 0 && (unsigned long long)swap <= usage)
+    return crt_error(err, 0, "rejecting memory+swap limit %lld <= usage %llu", swap, usage);
+  if (limit > 0 && (unsigned long long)limit <= usage)
+    return crt_error(err, 0, "rejecting memory limit %lld <= usage %llu", limit, usage);
+  return 0;
+}

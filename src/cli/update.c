@@ -10,7 +10,7 @@
 #include "crt/fs.h"
 #include "crt/ops.h"
 
-enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,
+enum { O_BLKIO = 256, O_PERIOD, O_QUOTA, O_BURST, O_IDLE, O_RTPERIOD, O_RTRUNTIME, O_SHARES, O_CPUS, O_MEMS, O_KMEM, O_KTCP, O_MEM,
        O_RES, O_SWAP, O_PIDS, O_L3, O_MBW };
 
 static int num(const char *cmd, const char *flag, const char *v, bool sign, long long *out) {
@@ -46,6 +46,14 @@ static int flag(const char *cmd, int c, const char *v, crt_resources *r) {
   case O_QUOTA:
     if (num(cmd, "cpu-quota", v, true, &x) < 0) return -1;
     r->cpu.quota = (crt_i64){true, x};
+    return 0;
+  case O_BURST:
+    if (num(cmd, "cpu-burst", v, false, &x) < 0) return -1;
+    r->cpu.burst = (crt_u64){true, (uint64_t)x};
+    return 0;
+  case O_IDLE: /* the kernel takes 0 or 1 and says EINVAL to the rest, as runc lets it */
+    if (num(cmd, "cpu-idle", v, true, &x) < 0) return -1;
+    r->cpu.idle = (crt_i64){true, x};
     return 0;
   case O_RTPERIOD:
     if (num(cmd, "cpu-rt-period", v, false, &x) < 0) return -1;
@@ -103,6 +111,7 @@ int crt_cmd_update(int argc, char **argv) {
   static const struct option opts[] = {
       {"resources", required_argument, NULL, 'r'}, {"blkio-weight", required_argument, NULL, O_BLKIO},
       {"cpu-period", required_argument, NULL, O_PERIOD}, {"cpu-quota", required_argument, NULL, O_QUOTA},
+      {"cpu-burst", required_argument, NULL, O_BURST}, {"cpu-idle", required_argument, NULL, O_IDLE},
       {"cpu-rt-period", required_argument, NULL, O_RTPERIOD}, {"cpu-rt-runtime", required_argument, NULL, O_RTRUNTIME},
       {"cpu-share", required_argument, NULL, O_SHARES}, {"cpu-shares", required_argument, NULL, O_SHARES},
       {"cpuset-cpus", required_argument, NULL, O_CPUS}, {"cpuset-mems", required_argument, NULL, O_MEMS},

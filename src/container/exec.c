@@ -254,12 +254,15 @@ typedef struct {
  * loads the seccomp filter, if any, after its fork; nothing needs the
  * process in the cgroup in another order (a paused container, an
  * execCPUAffinity) or needs the runtime to place it after the clone
- * (rootless: crt_cgroup_join knows which cgroups it may go without). */
+ * (rootless: crt_cgroup_join knows which cgroups it may go without); no
+ * process.scheduler, which must be set in the process itself, after the
+ * last fork (SCHED_FLAG_RESET_ON_FORK would drop it at the stub's fork,
+ * and a SCHED_DEADLINE task may not fork at all). */
 static bool stub_entry_usable(const exec_run *x, enum crt_status st) {
   const crt_process *p = x->o->process;
   const crt_seccomp *sc = x->spec->linux_ ? x->spec->linux_->seccomp : NULL;
   const char *forbidden = NULL;
-  if (st == CRT_STATUS_PAUSED || p->exec_cpu_affinity || crt_rootless()) return false;
+  if (st == CRT_STATUS_PAUSED || p->exec_cpu_affinity || p->scheduler || crt_rootless()) return false;
   if (!crt_stub_usable(sc, p, false)) return false;
   if (sc && crt_seccomp_load_point(sc, p, false, true, &forbidden) != CRT_SECCOMP_STUB) return false;
   char path[64];

@@ -328,9 +328,15 @@ static void init_enter_root(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   if (mntns) {
     CHILD_TRY(r, crt_rootfs_pivot(rc, c->opts->no_pivot, &err));
     CHILD_TRY(r, crt_rootfs_reopen_dev_null(&err));
-  } else if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
-    crt_error(&err, errno, "chroot %s", c->rootfs);
-    crt_child_fail(r, err);
+  } else {
+    /* The host's mount namespace: nothing was mounted in root.path, so
+     * the terminal is a pty of the host's /dev/ptmx, taken before the
+     * chroot hides it (runc's host-mntns.bats runs with a terminal). */
+    if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, false, true, &err));
+    if (chroot(c->rootfs) < 0 || chdir("/") < 0) {
+      crt_error(&err, errno, "chroot %s", c->rootfs);
+      crt_child_fail(r, err);
+    }
   }
   /* A missing cwd is made, as runc does (root-owned, 0755): in the new
    * root, where no path resolves outside it, and before it turns
@@ -344,8 +350,8 @@ static void init_root_ready(init_ctx *c, crt_rootfs_config *rc, bool mntns) {
   crt_err *err = NULL;
   const crt_child_report *r = &c->rep;
   const crt_process *p = c->spec->process;
-  if (p) CHILD_TRY(r, crt_finalize_terminal(p, c->console, mntns, true, &err));
-  else if (c->console >= 0) close(c->console);
+  if (p && mntns) CHILD_TRY(r, crt_finalize_terminal(p, c->console, true, true, &err));
+  else if (!p && c->console >= 0) close(c->console);
   if (mntns) CHILD_TRY(r, crt_rootfs_finalize(rc, &err));
   if (!c->opts->no_new_keyring) CHILD_TRY(r, crt_new_session_keyring(c->opts->id, &err));
   CRT_STAGE(c->stages, "rootfs ready (pivot_root, terminal, read-only and masked paths)");
@@ -362,6 +368,23 @@ static void close_fds_but(int from, int a, int b) {
     if (keep == hi) break;
   }
   close_range((unsigned)from, ~0U, 0);
+}
+
+/* The parked init dies of HUP, INT, QUIT and TERM, as runc's (Go) init
+ * and crt-stub's do (see there: an init must catch a signal for the
+ * kernel to deliver it); the process's execve resets them. */
+static void parked_signal(int sig) {
+  signal(sig, SIG_DFL);
+  raise(sig);
+  _exit(2);
+}
+
+static void catch_park_signals(const crt_child_report *r) {
+  static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+  struct sigaction sa = {.sa_handler = parked_signal};
+  crt_err *err = NULL;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (sigaction(sigs[i], &sa, NULL) < 0) CHILD_TRY(r, crt_error(&err, errno, "sigaction for the parked init"));
 }
 
 /* Stage 5: READY sent, the seccomp filter loaded (crt_seccomp_load_point:
@@ -404,6 +427,7 @@ static void init_park_and_exec(init_ctx *c, crt_finalized *fo, const char *start
    * O_CLOEXEC, or the caller's, for the execve to drop); before the
    * filter, which need not allow close_range. */
   close_fds_but(3 + preserve, c->fifo, c->sync);
+  catch_park_signals(&c->rep);
   if (fo->seccomp_at == CRT_SECCOMP_BEFORE_PARK) CHILD_TRY(&c->rep, crt_seccomp_load(fo->filter, NULL, &err));
   close(c->sync);
   /* Parked until `start` drains the FIFO (see crt/execfifo.h). */
@@ -517,7 +541,8 @@ static void init_main(init_ctx *c) {
   CRT_STAGES_BEGIN(&st, "init");
   c->stages = &st;
   /* Without a mount namespace nothing may be mounted (it would be the
-   * host's): the process is only chrooted into root.path, as in runc. */
+   * host's): the process is only chrooted into root.path (runc mounts
+   * the config's mounts on the host and leaves them there). */
   bool mntns = crt_spec_namespace(spec, CRT_NS_MOUNT) != NULL;
   bool new_userns = crt_spec_new_namespace(spec, CRT_NS_USER);
   crt_rootfs_config rc = {.spec = spec,

@@ -209,6 +209,13 @@ static int idmap_userns_of(const crt_spec *spec, size_t idx, const crt_mount *m,
   const crt_linux *l = spec->linux_;
   const crt_idmapv *uids = m->uid_mappings.len || !l ? &m->uid_mappings : &l->uid_mappings;
   const crt_idmapv *gids = m->gid_mappings.len || !l ? &m->gid_mappings : &l->gid_mappings;
+  const crt_namespace *joined = crt_spec_namespace(spec, CRT_NS_USER);
+  if (!uids->len && !gids->len && joined && joined->path) {
+    /* a joined user namespace: its mappings, as runc (idmap.bats "implied
+     * mapping, userns join") */
+    int fd = open(joined->path, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 ? fd : crt_error(err, errno, "mounts[%zu]: open %s", idx, joined->path);
+  }
   if (!uids->len || !gids->len)
     return crt_error(err, EINVAL, "mounts[%zu]: destination \"%s\": idmap without uid and gid mappings", idx,
                      m->destination);

@@ -167,7 +167,14 @@ struct crt_sched_attr {
   uint64_t sched_runtime, sched_deadline, sched_period;
 };
 
-static int set_scheduler(const crt_process *p, crt_err **err) {
+/* sched_setattr's EPERM for SCHED_DEADLINE when the affinity is not every
+ * CPU: with a cpuset, in runc's words. */
+static bool has_cpuset(const crt_spec *spec) {
+  const crt_resources *r = spec && spec->linux_ ? spec->linux_->resources : NULL;
+  return r && r->cpu.cpus && *r->cpu.cpus;
+}
+
+static int set_scheduler(const crt_spec *spec, const crt_process *p, crt_err **err) {
   const crt_scheduler *s = p->scheduler;
   if (!s) return 0;
   struct crt_sched_attr a = {.size = sizeof a,
@@ -188,7 +195,11 @@ static int set_scheduler(const crt_process *p, crt_err **err) {
     else if (!strcmp(f, "SCHED_FLAG_UTIL_CLAMP_MAX")) a.sched_flags |= SCHED_FLAG_UTIL_CLAMP_MAX;
     else return crt_error(err, 0, "scheduler: unknown flag %s", f);
   }
-  if (syscall(SYS_sched_setattr, 0, &a, 0) < 0) return crt_error(err, errno, "sched_setattr %s", s->policy);
+  if (syscall(SYS_sched_setattr, 0, &a, 0) < 0) {
+    if (errno == EPERM && has_cpuset(spec))
+      return crt_error(err, 0, "process scheduler can't be used together with AllowedCPUs");
+    return crt_error(err, errno, "sched_setattr %s", s->policy);
+  }
   return 0;
 }
 
@@ -247,7 +258,7 @@ int crt_set_process_attrs(const crt_spec *spec, const crt_process *p, crt_err **
       return crt_rootless_explain(err, "oom_score_adj");
     }
   }
-  if (set_personality(spec, err) < 0 || set_scheduler(p, err) < 0 || set_ioprio(p, err) < 0) return -1;
+  if (set_personality(spec, err) < 0 || set_scheduler(spec, p, err) < 0 || set_ioprio(p, err) < 0) return -1;
   if (crt_set_mempolicy(spec, err) < 0) return -1;
   if (p->user.umask.set) umask((mode_t)p->user.umask.v);
   return 0;

@@ -51,7 +51,9 @@ static const rec_opt rec_opts[] = {
     {"rnoatime", false, MOUNT_ATTR_NOATIME, true},
     {"ratime", false, MOUNT_ATTR_RELATIME, true},
     {"rrelatime", false, MOUNT_ATTR_RELATIME, true},
-    {"rnorelatime", false, MOUNT_ATTR_STRICTATIME, true},
+    /* as runc (its issue 5095): every clearing atime option falls back to
+     * the kernel's default, relatime, not strictatime */
+    {"rnorelatime", false, MOUNT_ATTR_RELATIME, true},
     {"rstrictatime", false, MOUNT_ATTR_STRICTATIME, true},
     {"rnostrictatime", false, MOUNT_ATTR_RELATIME, true},
 };

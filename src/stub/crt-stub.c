@@ -132,6 +132,39 @@ static void spawn(long sync, long session, long report, long code) {
   }
 }
 
+/* The parked init dies of HUP, INT, QUIT and TERM as runc's (Go) init
+ * does: as its pid namespace's init it has to catch them, or the kernel
+ * drops them (only KILL and STOP reach an init without a handler).  The
+ * handler does what Go's runtime does: the default action again, the
+ * signal raised, exit 2 when that did not kill (an unkillable init).
+ * execve puts a caught signal back to its default. */
+#define STUB_SA_RESTORER 0x04000000
+struct stub_sigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)(void);
+  unsigned long mask;
+};
+static const int park_sigs[] = {1, 2, 3, 15};
+
+__attribute__((noreturn)) static void park_restorer(void) { leave(2); }
+
+static void park_signal(int sig) {
+  struct stub_sigaction dfl = {0};
+  sys(__NR_rt_sigaction, sig, (long)&dfl, 0, sizeof dfl.mask, 0);
+  sys(__NR_kill, sys(__NR_getpid, 0, 0, 0, 0, 0), sig, 0, 0, 0);
+  leave(2);
+}
+
+static void catch_park_signals(long report, long code) {
+  /* x86_64 wants a restorer; the handler never returns to it */
+  struct stub_sigaction sa = {.handler = park_signal, .flags = STUB_SA_RESTORER, .restorer = park_restorer};
+  for (unsigned long i = 0; i < sizeof park_sigs / sizeof park_sigs[0]; i++) {
+    long r = sys(__NR_rt_sigaction, park_sigs[i], (long)&sa, 0, sizeof sa.mask, 0);
+    if (r < 0) fail(report, r, "rt_sigaction for the parked init", 0, code);
+  }
+}
+
 static struct sock_filter prog[BPF_MAXINSNS];
 
 static long load_filter(long fd, long len, long flags) {
@@ -182,6 +215,7 @@ __attribute__((noreturn, used)) void stub_main(long *sp) {
     long r = load_filter(bpffd, bpflen, bpfflags);
     if (r < 0) fail(report, r, "loading the seccomp filter", 0, code);
   }
+  if (fifo >= 0) catch_park_signals(report, code);
   if (hold >= 0) sys(__NR_close, hold, 0, 0, 0, 0);
   if (fifo >= 0) {
     /* Parked here until `start` drains the FIFO's full pipe, as

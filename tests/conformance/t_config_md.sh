@@ -402,7 +402,7 @@ test_config_linux_md_memory_check_before_update() {
   echo '{"memory":{"limit":4194304,"checkBeforeUpdate":true}}' >"$T/r.json"
   run_rc crt update -r "$T/r.json" "$id"
   assert_eq 1 "$rc" "update below usage ($(cat "$f/memory.usage_in_bytes")): $out"
-  assert_contains "$out" "checkBeforeUpdate"
+  assert_contains "$out" "rejecting memory limit 4194304 <= usage "
   assert_eq 268435456 "$(cat "$f/memory.limit_in_bytes")" "the limit is unchanged"
   kill -0 "$pid" || fail "the container died"
   echo '{"memory":{"limit":134217728,"checkBeforeUpdate":true}}' >"$T/r.json"

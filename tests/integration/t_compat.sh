@@ -599,6 +599,31 @@ test_kill_host_pidns_kills_the_cgroup() {
   crt delete "$id" || fail "delete (2)"
 }
 
+# Guards delete (src/container/lifecycle.c) as runc's delete.bats "runc
+# delete [host pidns + init gone]" (and its --force twin): the init killed
+# from outside, delete still kills what is left in the container's cgroup
+# and removes the container.
+test_delete_host_pidns_init_gone() {
+  local force cg=/crt-t-delpidns-$$
+  for force in "" --force; do
+    make_bundle "$T/b" sleep 300
+    bundle_edit "$T/b" "c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='pid']
+c['root']['readonly']=False; c['linux']['cgroupsPath']='$cg'"
+    local id pids p init procs=/sys/fs/cgroup/pids$cg/cgroup.procs; id=$(new_id)
+    crt run -d --pid-file "$T/pid" --bundle "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+    for p in 1 2 3; do crt exec -d "$id" sleep 3600 || fail "exec -d"; done
+    init=$(cat "$T/pid"); kill -9 "$init"
+    wait_eval "! grep -qx $init $procs" || fail "the init is still in $procs"
+    pids=$(cat $procs)
+    assert_eq 3 "$(echo $pids | wc -w)" "the exec'd processes left"
+    run_rc crt delete $force "$id"; assert_eq 0 "$rc" "delete $force: $out"
+    run_rc crt state "$id"; assert_eq 1 "$rc" "state after delete $force: $out"
+    for p in $pids; do wait_eval "! kill -0 $p 2>/dev/null" || fail "process $p survived delete $force"; done
+    [ ! -e "$procs" ] || assert_eq "" "$(cat $procs)" "cgroup.procs after delete $force"
+    rm -rf "$T/b"
+  done
+}
+
 # pidfd_server NAME SIGNAL: tests/lib/pidfd_recv.py listening on
 # $T/NAME.sock (its output in $T/NAME.out), ready on return; pidfd_go
 # NAME lets it send SIGNAL once the pidfd came
@@ -713,4 +738,102 @@ test_memory_policy_refusals() {
     assert_eq 1 "$rc" "run with memoryPolicy ${case%%|*}: $out"
     assert_contains "$out" "${case#*|}"
   done
+}
+
+# Guards the parked init's signal handlers (src/stub/crt-stub.c and
+# init_park_and_exec in src/container/init.c): runc's pidfd-socket.bats
+# "runc create [ --pidfd-socket ]" stops a created container with SIGTERM
+# through the pidfd.  The parked init is its pid namespace's init, which
+# the kernel spares every signal it has no handler for but KILL and STOP;
+# runc's (Go) init has handlers and dies of TERM, INT, HUP and QUIT, and
+# so does crt's, parked by crt-stub or by crt itself (startContainer
+# hooks).
+test_pidfd_socket_sigterm_created() {
+  runc_before_1_2 && return 0
+  make_bundle "$T/b" sleep 1000
+  local id sig
+  for sig in 15 2; do
+    id=$(new_id)
+    pidfd_server c$sig $sig
+    crt create --pidfd-socket "$T/c$sig.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" ||
+      fail "create: $(cat "$T/err")"
+    assert_eq created "$(state_field "$id" status)" "before the signal"
+    pidfd_go c$sig
+    wait_eval "stopped $id" || fail "created container not stopped by signal $sig through the pidfd"
+    crt delete "$id" || fail "delete"
+  done
+  # parked by crt itself: a startContainer hook keeps crt-stub out
+  bundle_edit "$T/b" "c['hooks']={'startContainer':[{'path':'/bin/true'}]}"
+  id=$(new_id)
+  pidfd_server h 1
+  crt create --pidfd-socket "$T/h.sock" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "create: $(cat "$T/err")"
+  pidfd_go h
+  wait_eval "stopped $id" || fail "created container not stopped by SIGHUP through the pidfd"
+  crt delete "$id" || fail "delete (HUP)"
+}
+
+# Guards w_limit (src/cgroup/cgroup_v1.c) and cg_check_before_update
+# (src/cgroup/cgroup_values.c): an update below the usage the kernel
+# cannot reclaim (8 MB in /dev/shm, no swap) fails in runc's words: on v1
+# the kernel's EBUSY as runc 1.3.6 reports it; with checkBeforeUpdate,
+# runc's check ("rejecting memory limit %d <= usage %d", its cgroup v2
+# code; runc 1.3.6 on v1 writes and gets the EBUSY).
+test_update_memory_below_usage() {
+  make_bundle "$T/b" sh -c 'head -c 8000000 /dev/zero > /dev/shm/big && echo filled > /dev/shm/done; sleep 100'
+  bundle_edit "$T/b" "c['linux']['resources']['memory']={'limit':268435456}; c['root']['readonly']=False"
+  local id pid; id=$(new_id)
+  crt run -d -b "$T/b" "$id" </dev/null >/dev/null 2>&1 || fail "run -d"
+  pid=$(state_field "$id" pid)
+  wait_for test -e "/proc/$pid/root/dev/shm/done" ||
+    fail "the container did not fill /dev/shm"
+  run_rc crt update --memory 4194304 "$id"
+  assert_eq 1 "$rc" "update --memory below usage: $out"
+  if runc_before_1_2; then crt delete -f "$id"; return 0; fi
+  assert_contains "$out" "unable to set memory limit to 4194304 (current usage: "
+  assert_contains "$out" ", peak usage: "
+  echo '{"memory":{"limit":4194304,"checkBeforeUpdate":true}}' >"$T/r.json"
+  run_rc crt update -r "$T/r.json" "$id"
+  assert_eq 1 "$rc" "checkBeforeUpdate below usage: $out"
+  if is_crt; then assert_contains "$out" "rejecting memory limit 4194304 <= usage "
+  else assert_contains "$out" "unable to set memory limit to 4194304"; fi
+  kill -0 "$pid" || fail "the container died"
+  crt delete -f "$id"
+}
+
+
+# Guards stub_entry_usable (src/container/exec.c) and set_scheduler
+# (src/linux/process.c): runc's scheduler.bats.  "scheduler is applied":
+# the init's and an exec'd process's policy from config.json, and an exec
+# --process with SCHED_DEADLINE|SCHED_RESET_ON_FORK, set in the process
+# itself (crt-stub's fork used to reset it to SCHED_OTHER).  "scheduler vs
+# cpus": SCHED_DEADLINE with a cpuset is refused in runc's words.
+test_process_scheduler() {
+  runc_before_1_2 && return 0
+  make_bundle "$T/b" sleep 300
+  bundle_edit "$T/b" "c['process']['scheduler']={'policy':'SCHED_BATCH','priority':0,'nice':19}"
+  local id pid; id=$(new_id)
+  crt run -d --pid-file "$T/pid" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "run -d: $(cat "$T/err")"
+  out=$(chrt -p "$(cat "$T/pid")")
+  assert_contains "$out" "scheduling policy: SCHED_BATCH" "the init's policy"
+  crt exec -d --pid-file "$T/epid" "$id" sleep 300 </dev/null >/dev/null 2>&1 || fail "exec -d"
+  assert_contains "$(chrt -p "$(cat "$T/epid")")" "scheduling policy: SCHED_BATCH" "an exec'd process's policy"
+  cat >"$T/proc.json" <<'JSON'
+{"terminal": false, "args": ["/bin/sleep", "600"], "cwd": "/",
+ "scheduler": {"policy": "SCHED_DEADLINE", "flags": ["SCHED_FLAG_RESET_ON_FORK"], "nice": 19, "priority": 0,
+               "runtime": 42000, "deadline": 100000, "period": 1000000}}
+JSON
+  crt exec -d --pid-file "$T/dpid" --process "$T/proc.json" "$id" </dev/null >/dev/null 2>"$T/err" ||
+    fail "exec -d --process: $(cat "$T/err")"
+  pid=$(cat "$T/dpid")
+  out=$(chrt -p "$pid" 2>&1)
+  assert_contains "$out" "scheduling policy: SCHED_DEADLINE|SCHED_RESET_ON_FORK" "exec --process's policy"
+  assert_contains "$out" "runtime/deadline/period parameters: 42000/100000/1000000"
+  crt delete -f "$id"
+  [ "$(nproc)" -ge 2 ] || return 0
+  bundle_edit "$T/b" "c['linux'].setdefault('resources',{}).setdefault('cpu',{})['cpus']='0'
+c['process']['scheduler']={'policy':'SCHED_DEADLINE','nice':19,'runtime':42000,'deadline':1000000,'period':1000000}"
+  id=$(new_id)
+  run_rc crt run -d -b "$T/b" "$id"; assert_eq 1 "$rc" "SCHED_DEADLINE with a cpuset: $out"
+  assert_contains "$out" "process scheduler can't be used together with AllowedCPUs"
+  crt delete -f "$id" >/dev/null 2>&1
 }

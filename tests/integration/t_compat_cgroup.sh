@@ -266,3 +266,77 @@ test_exec_cgroup_sub_refusals_v1() {
   rmdir "/sys/fs/cgroup/cpu$(dirname "$cpu")/$sibling"
   return 0
 }
+
+# update_bundle: update.bats' setup (its cgroupsPath, memory, cpu and pids)
+# running sleep; sets $id and $cg (the cpu controller's directory).
+update_bundle() {
+  make_bundle "$T/b" sleep 300
+  id=$(new_id)
+  cg=/sys/fs/cgroup/cpu/$id
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$id'
+c['linux']['resources'].update({'memory':{'limit':33554432,'reservation':25165824},
+  'cpu':{'shares':100,'quota':500000,'period':1000000},'pids':{'limit':20}})"
+}
+
+# Guards update's --cpu-burst and --cpu-idle (src/cli/update.c): runc's
+# update.bats "cpu burst" and "update cgroup cpu.idle" on v1 (the cgroup
+# files cpu.cfs_burst_us and cpu.idle; runc 1.1.5 has neither flag).
+test_update_cpu_burst_and_idle() {
+  [ -f /sys/fs/cgroup/cpu/cpu.cfs_burst_us ] && [ -f /sys/fs/cgroup/cpu/cpu.idle ] ||
+    { echo "skip: this kernel's cpu controller has no cpu.cfs_burst_us or cpu.idle"; return 0; }
+  runc_before_1_2 && return 0
+  local id cg v
+  update_bundle
+  run_detached "$id" "$T/b"; assert_eq 0 "$rc" "run -d: $out"
+  assert_eq 0 "$(cat $cg/cpu.cfs_burst_us)" "initial burst"
+  run_rc crt update "$id" --cpu-period 900000 --cpu-burst 500000; assert_eq 0 "$rc" "--cpu-burst 500000: $out"
+  assert_eq 500000 "$(cat $cg/cpu.cfs_burst_us)" "burst"
+  run_rc crt update "$id" --cpu-period 900000 --cpu-burst 0; assert_eq 0 "$rc" "--cpu-burst 0: $out"
+  assert_eq 0 "$(cat $cg/cpu.cfs_burst_us)" "burst 0"
+  assert_eq 0 "$(cat $cg/cpu.idle)" "initial cpu.idle"
+  for v in 1 0 1; do
+    run_rc crt update -r - "$id" <<<"{\"cpu\": {\"idle\": $v}}"; assert_eq 0 "$rc" "-r idle $v: $out"
+    assert_eq "$v" "$(cat $cg/cpu.idle)" "cpu.idle from -r"
+  done
+  for v in 1 0 1; do
+    run_rc crt update --cpu-idle "$v" "$id"; assert_eq 0 "$rc" "--cpu-idle $v: $out"
+    assert_eq "$v" "$(cat $cg/cpu.idle)" "cpu.idle from --cpu-idle"
+  done
+  for v in -1 2 3; do
+    run_rc crt update --cpu-idle "$v" "$id"; assert_ne 0 "$rc" "--cpu-idle $v"
+    assert_eq 1 "$(cat $cg/cpu.idle)" "cpu.idle after --cpu-idle $v"
+  done
+  run_rc crt update --cpu-period 10000 "$id"; assert_eq 0 "$rc" "--cpu-period: $out"
+  assert_eq 1 "$(cat $cg/cpu.idle)" "cpu.idle after another update"
+  crt delete -f "$id"
+}
+
+# Guards v1 realtime limits (src/cgroup/cgroup_v1.c): runc's update.bats
+# "update rt period and runtime": the container's cgroup and its parent
+# made beforehand with the root's realtime budget (the kernel gives none
+# by default), then realtimeRuntime alone, period and runtime together,
+# and the --cpu-rt-* flags.  A cgroup removed just before (another test's)
+# may hold its budget for a moment: the setup retries.
+test_update_rt_period_and_runtime() {
+  local B=/sys/fs/cgroup/cpu
+  [ -f $B/cpu.rt_runtime_us ] || { echo "skip: no CONFIG_RT_GROUP_SCHED"; return 0; }
+  local id cg d parent; id=$(new_id); parent=$id-p
+  trap 'rm_cgroup "'"$parent"'"' EXIT
+  mkdir -p "$B/$parent/$id" || fail "mkdir"
+  for d in "$parent" "$parent/$id"; do
+    wait_eval "cat $B/cpu.rt_period_us >$B/$d/cpu.rt_period_us && cat $B/cpu.rt_runtime_us >$B/$d/cpu.rt_runtime_us" 2>/dev/null ||
+      fail "no realtime budget for $B/$d"
+  done
+  cg=$B/$parent/$id
+  make_bundle "$T/b" sleep 300
+  bundle_edit "$T/b" "c['linux']['cgroupsPath']='/$parent/$id'"
+  run_detached "$id" "$T/b"; assert_eq 0 "$rc" "run -d: $out"
+  run_rc crt update -r - "$id" <<<'{"cpu": {"realtimeRuntime": 500001}}'; assert_eq 0 "$rc" "realtimeRuntime: $out"
+  assert_eq "$(cat $B/cpu.rt_period_us) 500001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime"
+  run_rc crt update -r - "$id" <<<'{"cpu": {"realtimePeriod": 800001, "realtimeRuntime": 500001}}'
+  assert_eq 0 "$rc" "realtimePeriod and Runtime: $out"
+  assert_eq "800001 500001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime (2)"
+  run_rc crt update "$id" --cpu-rt-period 900001 --cpu-rt-runtime 600001; assert_eq 0 "$rc" "--cpu-rt-*: $out"
+  assert_eq "900001 600001" "$(cat $cg/cpu.rt_period_us) $(cat $cg/cpu.rt_runtime_us)" "rt period, runtime (3)"
+  crt delete -f "$id"
+}

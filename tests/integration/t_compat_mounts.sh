@@ -492,3 +492,46 @@ c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]; c['root']['readonl
   local n=1; runc_before_1_2 && n=2 # runc 1.1.5 runs it twice
   assert_eq $n "$(ls "$T/b" | grep -c '^createRuntimeHook\.')" "createRuntime hook runs"
 }
+
+# Guards init_enter_root (src/container/init.c): host-mntns.bats as runc's
+# suite runs it, with `runc spec`'s terminal and read-only root: the pty
+# comes from the host's /dev/ptmx (the container's /dev is not mounted),
+# taken before the chroot; crt failed `open /dev/ptmx`.
+test_host_mount_ns_terminal() {
+  make_bundle "$T/b" /bin/echo Hello World
+  rm -rf "$T/b/rootfs/dev"/*
+  bundle_edit "$T/b" "c['process']['terminal']=True; c['root']['readonly']=True
+c['linux']['namespaces']=[n for n in c['linux']['namespaces'] if n['type']!='mount']
+c['linux']['maskedPaths']=[]; c['linux']['readonlyPaths']=[]"
+  local id; id=$(new_id)
+  (cd "$T/b" && script -qec "$(printf '%q ' "$CRT_BIN" --root "$CRT_ROOT" run "$id"); echo rc=\$?" /dev/null) >"$T/out" 2>&1 </dev/null
+  crt delete -f "$id" >/dev/null 2>&1
+  umount -R --lazy "$T/b/rootfs" 2>/dev/null
+  out=$(tr -d '\r' <"$T/out")
+  assert_contains "$out" "rc=0" "run with a terminal and no mount namespace"
+  assert_contains "$out" "Hello World"
+}
+
+# Guards rec_opts (src/spec/mount_opts.c): runc's mounts_recursive.bats
+# "runc run [ check rbind,r*atime mounts]" (its issue 5095): every
+# recursive atime option reaches the submounts, and the clearing ones
+# (ratime, rnostrictatime, rnorelatime) give the kernel's default,
+# relatime; crt made rnorelatime strictatime.
+test_rbind_recursive_atime() {
+  mkdir -p "$T/vol" && mount -t tmpfs none "$T/vol" || fail "mount the volume"
+  trap 'umount -R "$T/vol"' EXIT
+  mkdir "$T/vol/subvol" && mount -t tmpfs none "$T/vol/subvol" || fail "mount the subvolume"
+  make_bundle "$T/b" sleep 300
+  bundle_edit "$T/b" "c['mounts'] += [{'source':'$T/vol','destination':'/mnt%d' % (i + 1),'options':['rbind',o]}
+  for i, o in enumerate(['ratime','rnoatime','rstrictatime','rnostrictatime','rrelatime','rnorelatime'])]"
+  local id pid; id=$(new_id)
+  crt run -d --pid-file "$T/pid" -b "$T/b" "$id" </dev/null >/dev/null 2>"$T/err" || fail "run -d: $(cat "$T/err")"
+  pid=$(cat "$T/pid")
+  local want=(rw,relatime rw,noatime rw rw,relatime rw,relatime rw,relatime) i d
+  for i in 1 2 3 4 5 6; do
+    for d in /mnt$i /mnt$i/subvol; do
+      assert_eq "${want[i - 1]}" "$(awk -v d=$d '$5 == d {print $6}' /proc/$pid/mountinfo)" "options of $d"
+    done
+  done
+  crt delete -f "$id"
+}

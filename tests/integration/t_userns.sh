@@ -475,3 +475,31 @@ test_userns_oom_score_adj() {
   if runc_before_1_2; then assert_contains "$out" "no uid mappings found"; else assert_eq "0 9" "$rc $out" "oomScoreAdj 9 in a user namespace joined by path"; fi
   crt delete -f "$t" || fail "delete -f the target"
 }
+
+# Guards idmap_userns_of (src/linux/mounts.c) and joins_userns
+# (src/container/init.c): runc's idmap.bats "idmap mount (idmap flag,
+# implied mapping, userns join) [userns]": a container that joins another
+# one's user namespace by path, with no mappings of its own, idmaps an
+# "idmap" bind with that namespace's mappings (the runtime makes the tree:
+# the init in the joined namespace has no rights over the source); a
+# submount, not idmapped ("idmap", not "ridmap"), shows the overflow ids.
+test_idmap_implied_mapping_userns_join() {
+  if runc_before_1_2; then echo "runc 1.1.5 has no idmapped mounts"; return 0; fi
+  mkdir -p "$T/src1" "$T/tree/multi1" && touch "$T/src1/foo.txt" "$T/tree/foo.txt"
+  chown 100:211 "$T/tree/foo.txt" "$T/src1/foo.txt"
+  mount --bind "$T/src1" "$T/tree/multi1" || fail "bind the submount"
+  trap 'umount -l "$T/tree/multi1"' EXIT
+  userns_bundle "$T/t" sleep 300
+  local target id pid; target=$(new_id); id=$(new_id)
+  crt run -d --pid-file "$T/tpid" -b "$T/t" "$target" </dev/null >/dev/null 2>"$T/err" || fail "run the target: $(cat "$T/err")"
+  pid=$(cat "$T/tpid")
+  userns_bundle "$T/b" sh -c 'stat -c =%n:%u=%g= /tmp/mount-tree/foo.txt /tmp/mount-tree/multi1/foo.txt'
+  bundle_edit "$T/b" "[n.__setitem__('path', '/proc/$pid/ns/user') for n in c['linux']['namespaces'] if n['type']=='user']
+del c['linux']['uidMappings']; del c['linux']['gidMappings']
+c['mounts'].append({'source':'$T/tree/','destination':'/tmp/mount-tree','options':['rbind','idmap']})"
+  run_rc crt run -b "$T/b" "$id"
+  crt delete -f "$target"
+  assert_eq 0 "$rc" "run in the joined user namespace: $out"
+  assert_contains "$out" "=/tmp/mount-tree/foo.txt:100=211="
+  assert_contains "$out" "=/tmp/mount-tree/multi1/foo.txt:$(cat /proc/sys/kernel/overflowuid)=$(cat /proc/sys/kernel/overflowgid)="
+}
