@@ -432,7 +432,6 @@ static int take_container_pid(create_ctx *c, crt_state *s, crt_sync_msg *m, crt_
 static bool request_allowed(create_ctx *c, uint32_t type) {
   const crt_spec *spec = c->spec;
   bool userns = crt_spec_new_namespace(spec, CRT_NS_USER);
-  const crt_namespace *user = crt_spec_namespace(spec, CRT_NS_USER);
   const crt_hooks *h = spec->hooks;
   bool ok = type == CRT_SYNC_CGROUP || type == CRT_SYNC_FIFO || type == CRT_SYNC_SECCOMP_FD ||
             (type == CRT_SYNC_PRESTART && crt_hooks_runtime_create(h)) || (userns && type == CRT_SYNC_MAPS) ||
