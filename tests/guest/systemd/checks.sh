@@ -95,6 +95,13 @@ c_default_path() {
   expect "cgroup of the init" "0::$C" "$(cat /proc/$(pid_of)/cgroup)"
 }
 
+# cpu.weight for shares 1024: crt (and runc 1.1, crun) convert linearly
+# (1 + (shares - 2) * 9999 / 262142 = 39); runc 1.3.6 already uses runc
+# main's quadratic conversion, where 1024, cgroup v1's default, is v2's 100.
+# crt has not changed its conversion yet (issue 57, "shares -> weight"):
+# each runtime is held to its own.
+weight_1024() { case $RT_NAME in runc) echo 100 ;; *) echo 39 ;; esac; }
+
 RES='.linux.resources.memory = {"limit": 67108864} | .linux.resources.pids = {"limit": 20}
   | .linux.resources.cpu = {"quota": 50000, "period": 100000, "shares": 1024}'
 
@@ -105,11 +112,11 @@ c_resources() {
   expect MemoryMax 67108864 "$(prop MemoryMax)" || return 1
   expect TasksMax 20 "$(prop TasksMax)" || return 1
   expect CPUQuotaPerSecUSec 500ms "$(prop CPUQuotaPerSecUSec)" || return 1
-  expect "CPUWeight (shares 1024)" 39 "$(prop CPUWeight)" || return 1
+  expect "CPUWeight (shares 1024)" "$(weight_1024)" "$(prop CPUWeight)" || return 1
   expect memory.max 67108864 "$(cat $CG$C/memory.max)" || return 1
   expect pids.max 20 "$(cat $CG$C/pids.max)" || return 1
   expect cpu.max "50000 100000" "$(cat $CG$C/cpu.max)" || return 1
-  expect "cpu.weight (shares 1024)" 39 "$(cat $CG$C/cpu.weight)"
+  expect "cpu.weight (shares 1024)" "$(weight_1024)" "$(cat $CG$C/cpu.weight)"
 }
 
 # update changes the files and the unit properties, so a daemon-reload
@@ -149,12 +156,12 @@ c_daemon_reload() {
   expect "memory.max after daemon-reload" 67108864 "$(cat $CG$C/memory.max)" || return 1
   expect "pids.max after daemon-reload" 20 "$(cat $CG$C/pids.max)" || return 1
   expect "cpu.max after daemon-reload" "50000 100000" "$(cat $CG$C/cpu.max)" || return 1
-  expect "cpu.weight after daemon-reload" 39 "$(cat $CG$C/cpu.weight)" || return 1
+  expect "cpu.weight after daemon-reload" "$(weight_1024)" "$(cat $CG$C/cpu.weight)" || return 1
   timeout 60 systemctl daemon-reexec || why "daemon-reexec" || return 1
   wait_for sd_up || why "systemd did not come back after daemon-reexec" || return 1
   expect "memory.max after daemon-reexec" 67108864 "$(cat $CG$C/memory.max)" || return 1
   expect "pids.max after daemon-reexec" 20 "$(cat $CG$C/pids.max)" || return 1
-  expect "cpu.weight after daemon-reexec" 39 "$(cat $CG$C/cpu.weight)" || return 1
+  expect "cpu.weight after daemon-reexec" "$(weight_1024)" "$(cat $CG$C/cpu.weight)" || return 1
   expect "scope after daemon-reexec" active "$(prop ActiveState)" || return 1
   expect status running "$(status)"
 }

@@ -82,7 +82,7 @@ FailureAction=poweroff-force
 [Service]
 Type=oneshot
 ExecStart=/guest/guest-checks
-TimeoutStartSec=500
+TimeoutStartSec=1050
 StandardInput=null
 StandardOutput=journal+console
 StandardError=journal+console
