@@ -1070,6 +1070,9 @@ test_mount_over_proc_refused() {
 # ociVersion) is echoed cut, on stderr and in the --log-format json log,
 # which stays one valid JSON line that still names the JSON path.
 test_huge_values_cut_in_errors() {
+  # crt's own cut (crt_msg_cut); runc 1.1.5 and 1.3.6 both hang on some of
+  # these runs (their init never finishes; 1.3.6 was seen for 43 minutes)
+  is_crt || { echo "runc hangs on 1 MiB config values: crt's own test"; return 0; }
   make_bundle "$T/b" true
   cp "$T/b/config.json" "$T/config.orig"
   local what edit
@@ -1081,6 +1084,7 @@ test_huge_values_cut_in_errors() {
               "env:1:c['process']['env'].append(big)" "ociVersion:1:c['ociVersion']=big"; do
     local want
     edit=${what#*:}; what=${what%%:*}; want=${edit%%:*}; edit=${edit#*:}
+
     cp "$T/config.orig" "$T/b/config.json"
     bundle_edit "$T/b" "big='A'*(1<<20); $edit"
     rm -f "$T/log.json"
