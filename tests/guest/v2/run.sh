@@ -17,7 +17,7 @@ cp /bin/busybox "$root/bin/busybox"
 guest_add_bin "$root" ./crt /usr/local/bin/crt
 for p in /usr/sbin/runc /usr/bin/crun /usr/bin/jq /usr/bin/setpriv /usr/sbin/ip; do guest_add_bin "$root" "$p"; done
 # CRIU for the checkpoint checks: $CRIU, else 4.2 beside the checkout
-# (the guest's kernel is Debian 12's newest, 6.12: CRIU 4.2 works there)
+# (the guest's kernel is Debian 12's 6.1, where CRIU 4.2 works)
 criu=${CRIU:-$here/../shared/criu/criu}
 [ -x "$criu" ] || criu=$(command -v criu)
 guest_add_bin "$root" "$criu" /usr/local/bin/criu
