@@ -384,5 +384,8 @@ bool crt_spec_new_namespace(const crt_spec *spec, enum crt_ns_type t);
 /* Whether linux.rootfsPropagation is shared: the container's mounts
  * reach the host's mount table. */
 bool crt_spec_rootfs_shared(const crt_spec *spec);
+/* The host id of container id `id` through a uid or gid mapping; false
+ * when no range maps it. */
+bool crt_idmap_host(const crt_idmapv *m, uint32_t id, uint32_t *host);
 
 #endif

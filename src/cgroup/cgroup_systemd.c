@@ -27,8 +27,8 @@
 #include "crt/fs.h"
 #include "crt/gvariant.h"
 #include "crt/log.h"
-#include "crt/procinfo.h"
 #include "crt/idlist.h"
+#include "crt/procinfo.h"
 #include "crt/rootless.h"
 #include "crt/str.h"
 
@@ -723,18 +723,10 @@ static bool is_cgroup_dest(const char *d) {
 /* The host uid of container uid id: through the spec's uid mappings with a
  * user namespace, id itself without one (as runc's HostUID). */
 static bool host_uid(const crt_spec *spec, uint32_t id, uid_t *out) {
-  if (!crt_spec_namespace(spec, CRT_NS_USER)) {
-    *out = id;
-    return true;
-  }
-  const crt_idmapv *m = &spec->linux_->uid_mappings;
-  for (size_t i = 0; i < m->len; i++) {
-    if (id >= m->v[i].container_id && id - m->v[i].container_id < m->v[i].size) {
-      *out = m->v[i].host_id + (id - m->v[i].container_id);
-      return true;
-    }
-  }
-  return false;
+  uint32_t h = id;
+  if (crt_spec_namespace(spec, CRT_NS_USER) && !crt_idmap_host(&spec->linux_->uid_mappings, id, &h)) return false;
+  *out = h;
+  return true;
 }
 
 bool cg_systemd_owner(const crt_spec *spec, uid_t *uid) {

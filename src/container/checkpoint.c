@@ -212,10 +212,9 @@ char *crt_ckpt_devpts_data(const crt_spec *spec, const crt_mount *m) {
       fprintf(f, "%s%s", ftell(f) ? "," : "", t);
       continue;
     }
-    const crt_idmapv *map = uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings;
-    for (size_t i = 0; i < map->len; i++)
-      if ((uint32_t)id >= map->v[i].container_id && (uint32_t)id - map->v[i].container_id < map->v[i].size)
-        fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)(map->v[i].host_id + ((uint32_t)id - map->v[i].container_id)));
+    uint32_t host;
+    if (crt_idmap_host(uid ? &spec->linux_->uid_mappings : &spec->linux_->gid_mappings, (uint32_t)id, &host))
+      fprintf(f, "%s%.4s%u", ftell(f) ? "," : "", t, (unsigned)host);
   }
   if (fclose(f) != 0 || !copy) {
     free(out);

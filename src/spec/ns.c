@@ -41,3 +41,13 @@ bool crt_spec_new_namespace(const crt_spec *spec, enum crt_ns_type t) {
 bool crt_spec_rootfs_shared(const crt_spec *spec) {
   return spec && spec->linux_ && (spec->linux_->rootfs_propagation_flags & MS_SHARED);
 }
+
+bool crt_idmap_host(const crt_idmapv *m, uint32_t id, uint32_t *host) {
+  for (size_t i = 0; i < m->len; i++) {
+    if (id >= m->v[i].container_id && id - m->v[i].container_id < m->v[i].size) {
+      *host = m->v[i].host_id + (id - m->v[i].container_id);
+      return true;
+    }
+  }
+  return false;
+}
